@@ -1,0 +1,79 @@
+// Backend: the one place an accelerator plugs into gemmtune.
+//
+// The engine (profiler, tuner) only ever talks to a device through this interface: properties,
+// buffers, random fill, copies, synchronisation, a per-iteration timer, cache flush and the
+// versions recorded as validators. Implementations live under solutions/<backend>/ (cpu, cuda).
+// Buffers and timers are RAII objects owned by the caller; their destructors never throw.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tuner/dtype.hpp"
+#include "tuner/environment.hpp"
+
+namespace gemmtune {
+
+struct DeviceProperties {
+  std::string backend;             // "cpu", "cuda", ...
+  int ordinal = 0;                 // device index within the backend
+  std::string name;                // "NVIDIA H200", "AMD EPYC 9654 ..."
+  std::string architecture;        // "sm_90" / compute capability, or the CPU ISA
+  std::size_t memory_bytes = 0;    // device memory (host memory for the CPU)
+  std::size_t last_level_cache_bytes = 0;  // read from the device or system, never assumed
+  int compute_units = 0;           // SMs, or CPU cores
+};
+
+// Memory on the backend's device. Moving the owner moves the allocation.
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual void* data() const = 0;
+  virtual std::size_t bytes() const = 0;
+};
+
+// Times iterations on the device: a begin/end pair around each iteration, samples read after the
+// device has finished them. On the CPU a steady clock; on CUDA a pair of events per iteration.
+class IterationTimer {
+ public:
+  virtual ~IterationTimer() = default;
+  virtual void begin_iteration() = 0;
+  virtual void end_iteration() = 0;
+  // Waits for the timed work and returns one sample (ms) per iteration since the last collect.
+  virtual std::vector<double> collect_ms() = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual const DeviceProperties& properties() const = 0;
+  // Versions of everything that can change a result: runtime, driver, BLAS libraries, device.
+  virtual Environment versions() const = 0;
+
+  // The stream (or queue) solutions run on; nullptr on the CPU.
+  virtual void* stream() const = 0;
+
+  virtual std::unique_ptr<Buffer> allocate(std::size_t bytes) = 0;
+  // Uniform random values in [-1, 1] (never zeros), `elements` of `dtype`, reproducible by seed.
+  virtual void fill_random(Buffer& buffer, DType dtype, std::int64_t elements,
+                           std::uint64_t seed) = 0;
+  // Sets every byte; used to poison outputs so that unwritten elements show.
+  virtual void fill_bytes(Buffer& buffer, unsigned char value) = 0;
+  virtual void copy(Buffer& dst, const Buffer& src, std::size_t bytes) = 0;
+  // Copies `elements` of `dtype` to the host and widens them to double, for numerical checks.
+  virtual std::vector<double> read_as_double(const Buffer& src, DType dtype,
+                                             std::int64_t elements) = 0;
+
+  virtual void synchronize() = 0;
+  // Evicts the last-level cache (writes a buffer larger than it); used between iterations when
+  // rotating buffers cannot cover twice the cache.
+  virtual void flush_cache() = 0;
+
+  virtual std::unique_ptr<IterationTimer> make_timer() = 0;
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,47 @@
+#include "tuner/registry.hpp"
+
+#include <algorithm>
+
+namespace gemmtune {
+
+void Registry::add(std::shared_ptr<SolutionProvider> provider) {
+  std::lock_guard lock(mutex_);
+  auto same = std::find_if(providers_.begin(), providers_.end(), [&](const auto& p) {
+    return p->name() == provider->name() && p->backend() == provider->backend();
+  });
+  if (same != providers_.end()) {
+    *same = std::move(provider);
+  } else {
+    providers_.push_back(std::move(provider));
+  }
+}
+
+std::vector<std::shared_ptr<SolutionProvider>> Registry::providers_for(
+    std::string_view backend) const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<SolutionProvider>> out;
+  for (const auto& p : providers_) {
+    if (p->backend() == backend) out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<std::unique_ptr<Solution>> Registry::enumerate(std::string_view backend,
+                                                           const Problem& problem,
+                                                           const SearchOptions& options) const {
+  std::vector<std::unique_ptr<Solution>> out;
+  for (const auto& provider : providers_for(backend)) {
+    for (auto& s : provider->enumerate(problem, options)) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::unique_ptr<Solution> Registry::from_name(std::string_view backend, const Problem& problem,
+                                              std::string_view name) const {
+  for (const auto& provider : providers_for(backend)) {
+    if (auto s = provider->from_name(problem, name)) return s;
+  }
+  return nullptr;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,33 @@
+// Registry: the providers the engine may enumerate. Backends register their providers through
+// it (see solutions/*/register_*.hpp), and so can applications, without the engine naming them.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+#include "tuner/solution.hpp"
+
+namespace gemmtune {
+
+class Registry {
+ public:
+  // Adds a provider; a later provider with the same name replaces the earlier one.
+  void add(std::shared_ptr<SolutionProvider> provider);
+  // The providers whose solutions run on `backend`, in registration order.
+  std::vector<std::shared_ptr<SolutionProvider>> providers_for(std::string_view backend) const;
+
+  // Every solution of every provider for `backend`, enumerated for the problem.
+  std::vector<std::unique_ptr<Solution>> enumerate(std::string_view backend, const Problem& problem,
+                                                   const SearchOptions& options) const;
+  // The solution a stored name denotes, or nullptr when no provider knows it.
+  std::unique_ptr<Solution> from_name(std::string_view backend, const Problem& problem,
+                                      std::string_view name) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::shared_ptr<SolutionProvider>> providers_;
+};
+
+}  // namespace gemmtune
