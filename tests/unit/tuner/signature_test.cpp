@@ -117,7 +117,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "tn_8_8_8_ld_8_8_8_rw_2_bias_None", "rw must be 0 or 1"},
         BadCase{"ScaledGemmTunableOp_Float8_e4m3fn_Float8_e4m3fn_BFloat16_TN",
                 "tn_8_8_8_ld_8_8_8_rw_0_bias_Nope", "unknown bias dtype"}),
-    [](const ::testing::TestParamInfo<BadCase>& info) { return std::to_string(info.index); });
+    [](const ::testing::TestParamInfo<BadCase>& param) { return std::to_string(param.index); });
 
 }  // namespace
 }  // namespace gemmtune
