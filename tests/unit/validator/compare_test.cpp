@@ -1,0 +1,54 @@
+// Validator comparison: every difference is explained by key with both values, and only real
+// disagreements refuse a file (unless strict).
+#include <gtest/gtest.h>
+
+#include "validator/compare.hpp"
+
+namespace gemmtune {
+namespace {
+
+const Environment kRecorded{{"PT_VERSION", "2.11.0"},
+                            {"GEMMTUNE_VERSION", "0.1.0"},
+                            {"GPU_NAME", "NVIDIA H200"},
+                            {"CUBLASLT_VERSION", "130100"}};
+
+TEST(Compare, IdenticalEnvironmentsMatch) {
+  const auto c = compare_environments(kRecorded, kRecorded);
+  EXPECT_TRUE(c.matches());
+  EXPECT_EQ(c.keys.size(), 4u);
+}
+
+TEST(Compare, DifferingValueIsExplainedWithBothValues) {
+  Environment current = kRecorded;
+  current.set("GPU_NAME", "NVIDIA H100 80GB HBM3");
+  const auto c = compare_environments(kRecorded, current);
+  EXPECT_FALSE(c.matches());
+  EXPECT_EQ(c.mismatch_count(), 1u);
+  EXPECT_EQ(c.explain_mismatches(),
+            "  GPU_NAME: file has 'NVIDIA H200', current has 'NVIDIA H100 80GB HBM3'\n");
+  EXPECT_NE(c.explain().find("MISMATCH  GPU_NAME"), std::string::npos);
+}
+
+TEST(Compare, KeysOnOneSideAreReportedButDoNotRefuse) {
+  const Environment current{{"GEMMTUNE_VERSION", "0.1.0"}, {"GEMMTUNE_BACKEND", "cpu"}};
+  const Environment recorded{{"PT_VERSION", "2.11.0"}, {"GEMMTUNE_VERSION", "0.1.0"}};
+  const auto c = compare_environments(recorded, current);
+  EXPECT_TRUE(c.matches());
+  const std::string text = c.explain();
+  EXPECT_NE(text.find("unchecked PT_VERSION = 2.11.0 (recorded in the file; not known here"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("GEMMTUNE_BACKEND: not recorded in the file (current has 'cpu')"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Compare, StrictKeysRefuseDifferentKeySets) {
+  const Environment current{{"PT_VERSION", "2.11.0"}, {"CUBLASLT_VERSION", "130100"}};
+  const Environment recorded{{"PT_VERSION", "2.11.0"}};
+  EXPECT_TRUE(compare_environments(recorded, current).matches());
+  EXPECT_FALSE(compare_environments(recorded, current, {.strict_keys = true}).matches());
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,79 @@
+#include "validator/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace gemmtune {
+
+Comparison compare_environments(const Environment& recorded, const Environment& current,
+                                ValidationPolicy policy) {
+  Comparison result;
+  result.policy = policy;
+  for (const auto& [key, value] : recorded.entries()) {
+    KeyComparison k{key, KeyStatus::OnlyRecorded, value, std::nullopt};
+    if (const auto here = current.get(key)) {
+      k.current = std::string(*here);
+      k.status = *here == value ? KeyStatus::Match : KeyStatus::Differs;
+    }
+    result.keys.push_back(std::move(k));
+  }
+  for (const auto& [key, value] : current.entries()) {
+    if (!recorded.contains(key)) {
+      result.keys.push_back({key, KeyStatus::OnlyCurrent, std::nullopt, value});
+    }
+  }
+  return result;
+}
+
+bool Comparison::is_mismatch(const KeyComparison& key) const {
+  if (key.status == KeyStatus::Differs) return true;
+  return policy.strict_keys && key.status != KeyStatus::Match;
+}
+
+bool Comparison::matches() const { return mismatch_count() == 0; }
+
+std::size_t Comparison::mismatch_count() const {
+  return static_cast<std::size_t>(
+      std::count_if(keys.begin(), keys.end(), [&](const auto& k) { return is_mismatch(k); }));
+}
+
+namespace {
+
+std::string describe(const KeyComparison& k) {
+  switch (k.status) {
+    case KeyStatus::Match:
+      return fmt::format("{} = {}", k.key, *k.recorded);
+    case KeyStatus::Differs:
+      return fmt::format("{}: file has '{}', current has '{}'", k.key, *k.recorded, *k.current);
+    case KeyStatus::OnlyRecorded:
+      return fmt::format("{} = {} (recorded in the file; not known here, so not checked)", k.key,
+                         *k.recorded);
+    case KeyStatus::OnlyCurrent:
+      return fmt::format("{}: not recorded in the file (current has '{}')", k.key, *k.current);
+  }
+  return k.key;
+}
+
+}  // namespace
+
+std::string Comparison::explain() const {
+  std::string out;
+  for (const auto& k : keys) {
+    std::string_view tag = is_mismatch(k)                   ? "MISMATCH"
+                           : k.status == KeyStatus::Match   ? "ok"
+                                                            : "unchecked";
+    out += fmt::format("  {:<10}{}\n", tag, describe(k));
+  }
+  return out;
+}
+
+std::string Comparison::explain_mismatches() const {
+  std::string out;
+  for (const auto& k : keys) {
+    if (is_mismatch(k)) out += fmt::format("  {}\n", describe(k));
+  }
+  return out;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,48 @@
+// Compares the validators a results file recorded with the current (or another) environment and
+// explains every difference by key, with both values.
+//
+// Policy: a key present on both sides with different values is a mismatch, and a file with a
+// mismatch is refused unless the user overrides. A key only one side has cannot be checked; it is
+// reported but does not refuse the file (a PyTorch file records PT_VERSION, which gemmtune cannot
+// know; an older gemmtune file may lack a key a newer backend reports). With `strict_keys` such
+// keys are mismatches too, which is PyTorch's own rule.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tuner/environment.hpp"
+
+namespace gemmtune {
+
+enum class KeyStatus { Match, Differs, OnlyRecorded, OnlyCurrent };
+
+struct KeyComparison {
+  std::string key;
+  KeyStatus status = KeyStatus::Match;
+  std::optional<std::string> recorded;  // value in the file
+  std::optional<std::string> current;   // value here (or in the --against file)
+};
+
+struct ValidationPolicy {
+  bool strict_keys = false;
+};
+
+struct Comparison {
+  std::vector<KeyComparison> keys;  // recorded keys in file order, then keys only current has
+  ValidationPolicy policy;
+
+  bool is_mismatch(const KeyComparison& key) const;
+  bool matches() const;
+  std::size_t mismatch_count() const;
+  // One line per key: "  ok        KEY = value", "  DIFFERS   KEY: file has 'a', current has 'b'".
+  std::string explain() const;
+  // Only the mismatches, on one line each, for error messages.
+  std::string explain_mismatches() const;
+};
+
+Comparison compare_environments(const Environment& recorded, const Environment& current,
+                                ValidationPolicy policy = {});
+
+}  // namespace gemmtune
