@@ -57,6 +57,10 @@ class Backend {
   // The stream (or queue) solutions run on; nullptr on the CPU.
   virtual void* stream() const = 0;
 
+  // Memory that can still be allocated now (free device memory; available host memory on the
+  // CPU). The tuner keeps its operands within part of it. Defaults to the total.
+  virtual std::size_t available_memory_bytes() const { return properties().memory_bytes; }
+
   virtual std::unique_ptr<Buffer> allocate(std::size_t bytes) = 0;
   // Uniform random values in [-1, 1] (never zeros), `elements` of `dtype`, reproducible by seed.
   virtual void fill_random(Buffer& buffer, DType dtype, std::int64_t elements,

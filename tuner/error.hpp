@@ -29,6 +29,15 @@ class Error : public std::runtime_error {
   std::string message_;
 };
 
+// The device can no longer be used (a sticky CUDA error, a lost device): the tuner ends the
+// problem in flight with this message and marks its report fatal, instead of blaming a candidate
+// and corrupting the rest of the run. Backends and solutions throw it; a plain Error from a
+// candidate only fails that candidate.
+class DeviceError : public Error {
+ public:
+  using Error::Error;
+};
+
 // Bad input from a user file or the command line: the message already names where and what.
 class InputError : public std::runtime_error {
  public:

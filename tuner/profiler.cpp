@@ -1,0 +1,60 @@
+#include "tuner/profiler.hpp"
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace gemmtune {
+
+int next_chunk(const PhaseCaps& caps, int iterations_done, double elapsed_ms) {
+  if (iterations_done == 0) return 1;  // at least one iteration, and a first sample to size by
+  if (caps.empty()) return 0;
+  long long remaining = std::numeric_limits<int>::max();
+  if (caps.max_iterations > 0) remaining = caps.max_iterations - iterations_done;
+  if (caps.max_duration_ms > 0) {
+    const double left_ms = caps.max_duration_ms - elapsed_ms;
+    if (left_ms <= 0) return 0;
+    const double average = elapsed_ms / iterations_done;
+    // Only as many as are expected to fit: the duration cap is never overshot on purpose. With a
+    // zero average (a timer too coarse to see the work) the iteration cap alone decides.
+    if (average > 0) {
+      const double fit = std::floor(left_ms / average);
+      remaining = std::min<long long>(remaining, fit >= 1e9 ? 1'000'000'000LL
+                                                            : static_cast<long long>(fit));
+    } else if (caps.max_iterations <= 0) {
+      remaining = std::min<long long>(remaining, 1000);  // bounded steps until time shows
+    }
+  }
+  return remaining > 0 ? static_cast<int>(remaining) : 0;
+}
+
+Measurement Profiler::run(Solution& solution, const Problem& problem, const PhaseCaps& caps) {
+  Measurement m;
+  auto timer = backend_.make_timer();
+  void* stream = backend_.stream();
+  double elapsed_ms = 0;
+  for (int chunk = next_chunk(caps, 0, 0); chunk > 0;
+       chunk = next_chunk(caps, static_cast<int>(m.samples_ms.size()), elapsed_ms)) {
+    for (int i = 0; i < chunk && m.status; ++i) {
+      const Operands operands = operands_.next();
+      if (flush_) backend_.flush_cache();
+      timer->begin_iteration();
+      m.status = solution.run(problem, operands, stream);
+      timer->end_iteration();
+    }
+    const std::vector<double> samples = timer->collect_ms();
+    if (!m.status) {
+      // The failed iteration's sample is meaningless; keep the ones before it.
+      m.samples_ms.insert(m.samples_ms.end(), samples.begin(),
+                          samples.empty() ? samples.end() : samples.end() - 1);
+      break;
+    }
+    m.samples_ms.insert(m.samples_ms.end(), samples.begin(), samples.end());
+    elapsed_ms = std::accumulate(m.samples_ms.begin(), m.samples_ms.end(), 0.0);
+    if (samples.size() != static_cast<std::size_t>(chunk)) break;  // a timer that lost samples
+  }
+  m.stats = summarize(m.samples_ms);
+  return m;
+}
+
+}  // namespace gemmtune

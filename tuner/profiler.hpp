@@ -1,0 +1,48 @@
+// Profiler: runs one Solution for one phase (warmup, screening, measurement) under that phase's
+// caps and returns its per-iteration samples and their Statistics.
+//
+// Each iteration takes the next rotating operand set and has its own IterationTimer begin/end
+// pair; a cache flush, when asked for, happens before `begin`, outside the timed region. The caps
+// hold whichever comes first — iterations, or milliseconds counted as the sum of the samples (the
+// device's time, which is what a fake timer can program) — and at least one iteration runs.
+// Iterations are issued in chunks: the first of one iteration, each later one sized from the
+// average sample so far to fit the remaining iterations and time; samples are collected after
+// each chunk, so the device is never stalled between the iterations of a chunk.
+//
+// A failed RunStatus stops the phase and is returned; exceptions from the solution propagate.
+#pragma once
+
+#include <vector>
+
+#include "tuner/backend.hpp"
+#include "tuner/operand_sets.hpp"
+#include "tuner/solution.hpp"
+#include "tuner/statistics.hpp"
+#include "tuner/timing_policy.hpp"
+
+namespace gemmtune {
+
+struct Measurement {
+  std::vector<double> samples_ms;
+  Statistics stats;
+  RunStatus status;  // the first failure, if any; samples then hold what ran before it
+};
+
+class Profiler {
+ public:
+  Profiler(Backend& backend, OperandSets& operands, bool flush_between_iterations)
+      : backend_(backend), operands_(operands), flush_(flush_between_iterations) {}
+
+  Measurement run(Solution& solution, const Problem& problem, const PhaseCaps& caps);
+
+ private:
+  Backend& backend_;
+  OperandSets& operands_;
+  bool flush_;
+};
+
+// The size of the next chunk given what has run so far, or 0 when the phase is over. Exposed for
+// tests; `caps` with both limits at 0 allows exactly one iteration.
+int next_chunk(const PhaseCaps& caps, int iterations_done, double elapsed_ms);
+
+}  // namespace gemmtune

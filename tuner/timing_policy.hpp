@@ -1,0 +1,56 @@
+// TimingPolicy: how long and how often the profiler runs a candidate in each phase — the knobs of
+// PyTorch TunableOp (max tuning duration/iterations, max warmup duration/iterations, rotating
+// buffer size) plus cache flushing and the screening phase gemmtune adds.
+//
+// Every phase honours both of its caps, whichever is reached first, and runs at least one
+// iteration. A cap of 0 means "no cap of that kind"; a phase with both caps at 0 runs exactly one
+// iteration (measurement, screening) or is skipped (warmup).
+#pragma once
+
+#include <optional>
+
+namespace gemmtune {
+
+struct TimingPolicy {
+  // TunableOp's defaults (PYTORCH_TUNABLEOP_MAX_TUNING_DURATION_MS=30, ..._ITERATIONS=100): enough
+  // samples for a stable median of a microsecond GEMM, a bounded 30 ms for a slow one.
+  double max_tuning_duration_ms = 30;
+  int max_tuning_iterations = 100;
+  // Warmup is off by default, as in TunableOp: every candidate has already run in screening and in
+  // the numerical check (lazy initialisation, clocks) before it is measured.
+  double max_warmup_duration_ms = 0;
+  int max_warmup_iterations = 0;
+  // Rotating operand sets: nullopt = a footprint of at least twice the last-level cache; 0 = off
+  // (one set, caches stay warm, like TunableOp with PYTORCH_TUNABLEOP_ROTATING_BUFFER_SIZE=0).
+  std::optional<double> rotating_buffer_mb;
+  // Flush the last-level cache before every iteration (outside the timed region). Also done
+  // automatically where rotation was asked for but cannot cover its target in memory.
+  bool flush_cache = false;
+  // Screening: a few cheap iterations per candidate; candidates whose screening median exceeds
+  // screening_keep_factor × the best screening median so far are dropped. 0 iterations = off.
+  int screening_iterations = 3;
+  double screening_duration_ms = 5;
+  double screening_keep_factor = 1.5;
+};
+
+// The two caps of one phase; 0 = no cap of that kind.
+struct PhaseCaps {
+  int max_iterations = 0;
+  double max_duration_ms = 0;
+
+  bool empty() const { return max_iterations <= 0 && max_duration_ms <= 0; }
+};
+
+inline PhaseCaps warmup_caps(const TimingPolicy& p) {
+  return {p.max_warmup_iterations, p.max_warmup_duration_ms};
+}
+inline PhaseCaps screening_caps(const TimingPolicy& p) {
+  return {p.screening_iterations, p.screening_duration_ms};
+}
+inline PhaseCaps measurement_caps(const TimingPolicy& p) {
+  return {p.max_tuning_iterations, p.max_tuning_duration_ms};
+}
+inline bool warmup_enabled(const TimingPolicy& p) { return !warmup_caps(p).empty(); }
+inline bool screening_enabled(const TimingPolicy& p) { return p.screening_iterations > 0; }
+
+}  // namespace gemmtune

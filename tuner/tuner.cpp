@@ -1,0 +1,342 @@
+#include "tuner/tuner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <new>
+#include <optional>
+#include <set>
+
+#include "tuner/error.hpp"
+#include "tuner/operand_sets.hpp"
+#include "tuner/profiler.hpp"
+
+namespace gemmtune {
+namespace {
+
+struct Candidate {
+  std::unique_ptr<Solution> solution;
+  CandidateReport report;
+  bool alive = true;  // still competing
+  bool is_default = false;
+};
+
+double tflops_at(const Problem& p, double median_ms) {
+  return median_ms > 0 ? p.flops() / (median_ms * 1e9) : 0.0;
+}
+
+double mib(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+
+// Runs `body`, turning a candidate's exception into a Failed disposition. A DeviceError is not
+// the candidate's fault and ends the problem.
+template <class F>
+bool guarded(Candidate& c, std::string_view what, F&& body) {
+  try {
+    body();
+    return true;
+  } catch (const DeviceError&) {
+    throw;
+  } catch (const std::exception& e) {
+    c.alive = false;
+    c.report.disposition = Disposition::Failed;
+    c.report.reason = fmt::format("{} threw: {}", what, e.what());
+  } catch (...) {
+    c.alive = false;
+    c.report.disposition = Disposition::Failed;
+    c.report.reason = fmt::format("{} threw an unknown exception", what);
+  }
+  return false;
+}
+
+}  // namespace
+
+double TuningReport::speedup_over_default() const {
+  if (winner_stats.median_ms <= 0 || default_stats.median_ms <= 0) return 0;
+  return default_stats.median_ms / winner_stats.median_ms;
+}
+
+bool beats_default(const Statistics& challenger, const Statistics& default_stats,
+                   double margin_sigmas) {
+  if (challenger.iterations == 0) return false;
+  if (default_stats.iterations == 0) return true;
+  // Standard error of a median ≈ 1.2533·σ/√n (normal samples); the difference of two independent
+  // medians has the root sum of squares of both.
+  auto se = [](const Statistics& s) {
+    return 1.2533 * s.stddev_ms / std::sqrt(static_cast<double>(std::max(s.iterations, 1)));
+  };
+  const double threshold = margin_sigmas * std::hypot(se(challenger), se(default_stats));
+  return challenger.median_ms < default_stats.median_ms - threshold;
+}
+
+Tuner::Tuner(Backend& backend, const Registry& registry, TunerOptions options)
+    : backend_(backend), registry_(registry), options_(std::move(options)) {}
+
+TuningReport Tuner::tune(const Problem& problem, const TuningProgress& progress) {
+  TuningReport report;
+  report.problem = problem;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    tune_into(report, progress);
+  } catch (const DeviceError& e) {
+    report.error = fmt::format("device error: {}", e.message());
+    report.fatal = true;
+  } catch (const std::bad_alloc&) {
+    report.error = "out of host memory";
+  } catch (const std::exception& e) {
+    report.error = e.what();
+  }
+  if (!report.error.empty()) report.winner.clear();
+  report.elapsed_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
+  const Problem& problem = report.problem;
+  if (auto why = problem.invalid_reason()) {
+    report.error = fmt::format("invalid problem: {}", *why);
+    return;
+  }
+  const DeviceProperties& device = backend_.properties();
+
+  // Enumerate, Default first: it is the reference and the first "best so far" of screening.
+  std::vector<Candidate> candidates;
+  for (auto& s : registry_.enumerate(device.backend, problem, options_.search)) {
+    Candidate c;
+    c.solution = std::move(s);
+    c.report.solution = c.solution->name();
+    c.is_default = c.report.solution == kDefaultSolutionName;
+    candidates.push_back(std::move(c));
+  }
+  std::stable_partition(candidates.begin(), candidates.end(),
+                        [](const Candidate& c) { return c.is_default; });
+  const int total = static_cast<int>(candidates.size());
+  int done = 0;
+  auto finish = [&](Candidate& c) {
+    c.alive = false;
+    ++done;
+    if (progress) progress(c.report, done, total);
+  };
+
+  // Drop what cannot run, keeping the reason; a repeated name could not be told apart in a
+  // results file, so only its first holder competes.
+  std::set<std::string, std::less<>> names;
+  std::size_t workspace_bytes = 0;
+  for (auto& c : candidates) {
+    if (!names.insert(c.report.solution).second) {
+      c.report.disposition = Disposition::Failed;
+      c.report.reason = "another candidate has the same name";
+      c.is_default = false;
+      finish(c);
+      continue;
+    }
+    Support support;
+    std::size_t needs = 0;
+    if (!guarded(c, "supports()", [&] {
+          support = c.solution->supports(problem);
+          if (support) needs = c.solution->workspace_bytes(problem);
+        })) {
+      finish(c);
+      continue;
+    }
+    if (support && needs > options_.search.max_workspace_bytes) {
+      support = Support::no(fmt::format("needs {:.1f} MiB of workspace, more than the {:.1f} MiB allowed",
+                                        mib(needs), mib(options_.search.max_workspace_bytes)));
+    }
+    if (!support) {
+      c.report.disposition = Disposition::Unsupported;
+      c.report.reason = support.reason;
+      finish(c);
+      continue;
+    }
+    workspace_bytes = std::max(workspace_bytes, needs);
+  }
+  auto default_it = std::find_if(candidates.begin(), candidates.end(),
+                                 [](const Candidate& c) { return c.is_default; });
+  if (default_it == candidates.end()) {
+    report.error = fmt::format("no '{}' solution is registered for backend '{}'",
+                               kDefaultSolutionName, device.backend);
+  } else if (!default_it->alive) {
+    report.error = fmt::format("'{}' cannot run this problem: {}", kDefaultSolutionName,
+                               default_it->report.reason);
+  }
+  auto collect = [&] {
+    for (auto& c : candidates) report.candidates.push_back(c.report);
+  };
+  if (!report.error.empty()) return collect();
+  Candidate& reference = *default_it;
+
+  // Memory: one set must fit next to the fixed buffers; rotation takes what the budget allows.
+  const std::size_t available = backend_.available_memory_bytes();
+  const std::size_t set_bytes = OperandSets::set_bytes(problem);
+  const std::size_t fixed = OperandSets::fixed_bytes(problem) + workspace_bytes;
+  const auto budget_total =
+      static_cast<std::size_t>(options_.memory_fraction * static_cast<double>(available));
+  const std::size_t budget = budget_total > fixed ? budget_total - fixed : 0;
+  report.rotation = plan_rotation(set_bytes, device.last_level_cache_bytes, budget,
+                                  options_.timing.rotating_buffer_mb, options_.timing.flush_cache);
+  if (!report.rotation.fits) {
+    report.error = fmt::format(
+        "operands need {:.1f} MiB (+{:.1f} MiB workspace and check buffers), more than {:.0f}% of "
+        "the {:.1f} MiB available on {}",
+        mib(set_bytes), mib(fixed), 100 * options_.memory_fraction, mib(available), device.name);
+    return collect();
+  }
+  std::optional<OperandSets> sets;
+  try {
+    sets.emplace(backend_, problem, report.rotation, workspace_bytes, options_.seed,
+                 options_.alpha, options_.beta);
+  } catch (const DeviceError&) {
+    throw;
+  } catch (const std::exception& e) {
+    report.error = fmt::format("could not allocate the operands ({}): {}",
+                               report.rotation.describe(), e.what());
+    return collect();
+  }
+  Profiler profiler(backend_, *sets, report.rotation.flush);
+  const TimingPolicy& timing = options_.timing;
+
+  // One phase of one candidate; false (and Failed) when it threw or failed.
+  auto phase = [&](Candidate& c, const PhaseCaps& caps, std::string_view name,
+                   Measurement& out) {
+    if (!guarded(c, name, [&] { out = profiler.run(*c.solution, problem, caps); })) return false;
+    if (out.status) return true;
+    c.alive = false;
+    c.report.disposition = Disposition::Failed;
+    c.report.reason = fmt::format("{}: {}", name, out.status.error);
+    c.report.stats = out.stats;
+    return false;
+  };
+  auto reference_failed = [&] {
+    report.error = fmt::format("'{}' failed: {}", kDefaultSolutionName, reference.report.reason);
+    for (auto& c : candidates) {
+      if (c.alive) finish(c);
+    }
+    collect();
+  };
+
+  // Screening: cheap, capped; drops what is clearly slower than the best so far.
+  if (screening_enabled(timing)) {
+    double best_ms = std::numeric_limits<double>::infinity();
+    std::string best_name;
+    for (auto& c : candidates) {
+      if (!c.alive) continue;
+      Measurement m;
+      if (!phase(c, screening_caps(timing), "screening", m)) {
+        if (c.is_default) return reference_failed();
+        finish(c);
+        continue;
+      }
+      c.report.stats = m.stats;
+      c.report.tflops = tflops_at(problem, m.stats.median_ms);
+      if (!c.is_default && m.stats.median_ms > timing.screening_keep_factor * best_ms) {
+        c.report.disposition = Disposition::ScreenedOut;
+        c.report.reason =
+            fmt::format("screening median {:.4g} ms > {} x {:.4g} ms of {}", m.stats.median_ms,
+                        timing.screening_keep_factor, best_ms, best_name);
+        finish(c);
+        continue;
+      }
+      if (m.stats.median_ms < best_ms) {
+        best_ms = m.stats.median_ms;
+        best_name = c.report.solution;
+      }
+    }
+  }
+
+  // Numerical check of the survivors against Default's output.
+  if (options_.check.enabled()) {
+    std::vector<double> expected;
+    guarded(reference, "reference run", [&] {
+      sets->reset_check_output();
+      const RunStatus status =
+          reference.solution->run(problem, sets->check_operands(), backend_.stream());
+      if (!status) GEMMTUNE_THROW("{}", status.error);
+      expected = sets->read_check_output();
+    });
+    if (!reference.alive) return reference_failed();
+    const bool complex = info(problem.c_type).is_complex;
+    const Tolerance tolerance = tolerance_for(problem, options_.check, expected);
+    // Default is compared with itself too: a reference with NaN or unwritten elements is no
+    // reference, and that must end the problem rather than fail every candidate.
+    const CheckResult self = compare_outputs(problem, expected, expected, tolerance);
+    if (!self.passed) {
+      reference.report.reason = fmt::format("its output holds NaN: {}",
+                                            self.describe(problem.m * problem.n * problem.batch));
+      return reference_failed();
+    }
+    for (auto& c : candidates) {
+      if (!c.alive || c.is_default) continue;
+      std::vector<double> actual;
+      bool ran = guarded(c, "numerical check run", [&] {
+        sets->reset_check_output();
+        const RunStatus status = c.solution->run(problem, sets->check_operands(), backend_.stream());
+        if (!status) {
+          c.alive = false;
+          c.report.disposition = Disposition::Failed;
+          c.report.reason = fmt::format("numerical check run: {}", status.error);
+          return;
+        }
+        actual = sets->read_check_output();
+      });
+      if (!ran || !c.alive) {
+        finish(c);
+        continue;
+      }
+      const CheckResult result = compare_outputs(problem, expected, actual, tolerance);
+      if (!result.passed) {
+        c.report.disposition = Disposition::Incorrect;
+        c.report.reason = result.describe(problem.m * problem.n * problem.batch *
+                                          (complex ? 2 : 1));
+        finish(c);
+      }
+    }
+  }
+
+  // Measurement of the survivors, each right after its own warmup.
+  for (auto& c : candidates) {
+    if (!c.alive) continue;
+    Measurement m;
+    if (warmup_enabled(timing) && !phase(c, warmup_caps(timing), "warmup", m)) {
+      if (c.is_default) return reference_failed();
+      finish(c);
+      continue;
+    }
+    if (!phase(c, measurement_caps(timing), "measurement", m)) {
+      if (c.is_default) return reference_failed();
+      finish(c);
+      continue;
+    }
+    c.report.stats = m.stats;
+    c.report.tflops = tflops_at(problem, m.stats.median_ms);
+    c.report.disposition = Disposition::Slower;
+    c.report.reason.clear();
+    ++done;
+    if (progress) progress(c.report, done, total);
+  }
+
+  // Selection: the lowest median, if it beats Default beyond the noise; else Default.
+  Candidate* fastest = nullptr;
+  for (auto& c : candidates) {
+    if (c.alive && !c.is_default &&
+        (fastest == nullptr || c.report.stats.median_ms < fastest->report.stats.median_ms)) {
+      fastest = &c;
+    }
+  }
+  Candidate* winner = &reference;
+  if (fastest != nullptr &&
+      beats_default(fastest->report.stats, reference.report.stats, options_.default_margin_sigmas)) {
+    winner = fastest;
+  }
+  winner->report.disposition = Disposition::Winner;
+  report.winner = winner->report.solution;
+  report.winner_stats = winner->report.stats;
+  report.default_stats = reference.report.stats;
+  collect();
+}
+
+}  // namespace gemmtune

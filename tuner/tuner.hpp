@@ -1,0 +1,96 @@
+// Tuner: tunes one problem on one backend with the solutions the registry offers for it.
+//
+//   enumerate → drop unsupported (reason kept) → screen (a few capped iterations; drop candidates
+//   clearly slower than the best so far) → numerical check against Default → warm up and measure
+//   the survivors under the caps → pick the lowest median.
+//
+// Default is required (it is the numerical reference and the baseline), is never screened out and
+// is always measured. A candidate beats Default only when its median is lower by more than the
+// measured noise (default_margin_sigmas standard errors of the difference of the two medians);
+// otherwise Default wins. So a winner is never slower than Default, and two runs on one machine
+// agree up to candidates whose times agree within noise.
+//
+// Every candidate ends with a Disposition, a reason where it did not compete, and the statistics
+// of the last phase it ran. Expected failures (unsupported, throwing or failing or wrong
+// candidates) are recorded and the sweep goes on; a problem that cannot be tuned at all (invalid,
+// no Default, operands that do not fit) returns a report whose `error` says why. The tuner knows
+// no concrete backend or solution.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tuner/backend.hpp"
+#include "tuner/numerical_check.hpp"
+#include "tuner/problem.hpp"
+#include "tuner/registry.hpp"
+#include "tuner/result.hpp"
+#include "tuner/rotation.hpp"
+#include "tuner/solution.hpp"
+#include "tuner/statistics.hpp"
+#include "tuner/timing_policy.hpp"
+
+namespace gemmtune {
+
+struct TunerOptions {
+  TimingPolicy timing;
+  NumericalCheckOptions check;
+  SearchOptions search;
+  std::uint64_t seed = 42;
+  // The GEMM's scalars. TunableOp tunes offline with alpha = 1, beta = 0; beta ≠ 0 makes C an
+  // input (random instead of poisoned).
+  double alpha = 1.0;
+  double beta = 0.0;
+  // How many standard errors of the median difference a candidate must beat Default by; 0 picks
+  // the lowest median outright.
+  double default_margin_sigmas = 2.0;
+  // Fraction of Backend::available_memory_bytes() the rotating operand sets may take.
+  double memory_fraction = 0.5;
+};
+
+struct TuningReport {
+  Problem problem;
+  std::string winner;
+  Statistics winner_stats;
+  Statistics default_stats;
+  std::vector<CandidateReport> candidates;
+  // Non-empty when the problem could not be tuned at all (invalid, Default unsupported or failing,
+  // operands too large for memory, a lost device).
+  std::string error;
+  bool fatal = false;     // the device is unusable (DeviceError): stop tuning on it
+  RotationPlan rotation;  // the measurement conditions
+  double elapsed_s = 0;   // wall time of the whole tuning of this problem
+
+  bool ok() const { return error.empty() && !winner.empty(); }
+  // Default's median over the winner's (1 when Default won; 0 without both).
+  double speedup_over_default() const;
+};
+
+// Called as each candidate's disposition becomes known. Measured candidates are reported as
+// Slower when their measurement ends; the final Winner is in the TuningReport.
+using TuningProgress = std::function<void(const CandidateReport&, int done, int total)>;
+
+class Tuner {
+ public:
+  Tuner(Backend& backend, const Registry& registry, TunerOptions options);
+
+  TuningReport tune(const Problem& problem, const TuningProgress& progress = {});
+
+  const TunerOptions& options() const { return options_; }
+
+ private:
+  void tune_into(TuningReport& report, const TuningProgress& progress);
+
+  Backend& backend_;
+  const Registry& registry_;
+  TunerOptions options_;
+};
+
+// The winner between Default and the fastest other candidate under `margin_sigmas` (see above):
+// true when `challenger` is faster than `default_stats` beyond the noise.
+bool beats_default(const Statistics& challenger, const Statistics& default_stats,
+                   double margin_sigmas);
+
+}  // namespace gemmtune
