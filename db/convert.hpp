@@ -1,0 +1,34 @@
+// Converting between results stores: load every table from one store and write it to another.
+//
+// Contract: CSV ↔ SQLite keeps every winner, every validator (in key order) and every extra
+// field, and a CSV → SQLite → CSV round trip gives back the same bytes. A CSV file holds one
+// environment: converting a store with several into CSV is an InputError listing them (numbered
+// from 1, in load order) unless `environment` selects one.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+
+#include "db/diagnostics.hpp"
+#include "db/results_store.hpp"
+
+namespace gemmtune {
+
+struct ConvertOptions {
+  std::optional<std::size_t> environment;  // 1-based, in load order; all when absent
+};
+
+struct ConvertReport {
+  std::size_t tables = 0;
+  std::size_t entries = 0;
+};
+
+ConvertReport convert_store(ResultsStore& from, ResultsStore& to, const ConvertOptions& options,
+                            Diagnostics& diagnostics);
+
+// open_results_store on both paths, then convert_store.
+ConvertReport convert_file(const std::filesystem::path& from, const std::filesystem::path& to,
+                           const ConvertOptions& options, Diagnostics& diagnostics);
+
+}  // namespace gemmtune

@@ -1,0 +1,40 @@
+#include "db/results_store.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "db/csv_store.hpp"
+#include "db/sqlite_store.hpp"
+#include "tuner/error.hpp"
+
+namespace gemmtune {
+
+std::vector<ResultsTable> ResultsStore::load() {
+  Diagnostics strict(/*strict=*/true);
+  return load(strict);
+}
+
+std::unique_ptr<ResultsStore> open_results_store(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".csv") return make_csv_store(path);
+  if (ext == ".db" || ext == ".sqlite" || ext == ".sqlite3") return make_sqlite_store(path);
+  throw InputError(fmt::format(
+      "{}: unknown results store type '{}'; use .csv (PyTorch TunableOp CSV) or .db, .sqlite, "
+      ".sqlite3 (SQLite)",
+      path.string(), ext.empty() ? "(no extension)" : ext));
+}
+
+std::string format_timestamp(std::chrono::system_clock::time_point t) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(t);
+  std::tm utc{};
+  ::gmtime_r(&seconds, &utc);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", utc.tm_year + 1900, utc.tm_mon + 1,
+                     utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec);
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,65 @@
+// ResultsStore: where tuned winners live — a CSV file in TunableOp's format or a SQLite
+// database — behind one interface chosen by the file's extension.
+//
+// Contract:
+// - load() returns one ResultsTable per environment (a CSV file holds exactly one).
+// - write(table) replaces that environment's results: atomically for CSV (temp file + rename),
+//   in one transaction for SQLite. Other environments of a SQLite store are untouched.
+// - append() adds one result durably, for tuning runs that must survive kill -9: when it
+//   returns, the result is on disk. It never mixes environments: appending to a CSV file whose
+//   validators differ throws InputError explaining the difference. SQLite also records every
+//   candidate's measurement.
+// - record_run() keeps a tuning run's command line, options, times and status (SQLite only;
+//   CSV has nowhere to put it and ignores it).
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "db/diagnostics.hpp"
+#include "db/results_table.hpp"
+#include "tuner/environment.hpp"
+#include "tuner/result.hpp"
+
+namespace gemmtune {
+
+struct RunRecord {
+  std::string command_line;
+  std::string options;  // the effective options, as printed with every report
+  std::chrono::system_clock::time_point started_at;
+  std::chrono::system_clock::time_point ended_at;
+  std::string status;  // "ok", "partial", "failed", "interrupted", ...
+};
+
+class ResultsStore {
+ public:
+  virtual ~ResultsStore() = default;
+
+  virtual const std::filesystem::path& path() const = 0;
+  // "csv" or "sqlite", for messages.
+  virtual std::string_view kind() const = 0;
+
+  // Bad lines go to `diagnostics` (which throws on the first one when strict).
+  virtual std::vector<ResultsTable> load(Diagnostics& diagnostics) = 0;
+  // Strict: throws InputError on the first bad line instead of skipping it.
+  std::vector<ResultsTable> load();
+
+  virtual void write(const ResultsTable& table) = 0;
+  virtual void append(const Environment& environment, const ResultEntry& entry,
+                      std::span<const CandidateReport> candidates = {}) = 0;
+  virtual void record_run(const RunRecord& run) = 0;
+};
+
+// .csv → CSV; .db, .sqlite, .sqlite3 → SQLite; any other extension is an InputError naming the
+// path and the accepted extensions. A SQLite database is created if missing; a CSV file only
+// when first written or appended to.
+std::unique_ptr<ResultsStore> open_results_store(const std::filesystem::path& path);
+
+// "2026-11-21T11:12:10Z": how stores write times (UTC, sortable as text).
+std::string format_timestamp(std::chrono::system_clock::time_point t);
+
+}  // namespace gemmtune

@@ -1,0 +1,98 @@
+// RAII handles for SQLite (in the style of SQLiteCpp): a connection, a prepared statement and a
+// transaction.
+//
+// Contract: every sqlite3 return code is checked; a failure throws gemmtune::Error naming the
+// call, the SQL where there is one, and sqlite3_errmsg. Destructors never throw (a failed close
+// or rollback is reported on stderr). Connections run in WAL mode with a 5 s busy timeout so that
+// several tuning processes can write one database; write transactions start IMMEDIATE so that
+// two writers queue on the busy timeout instead of failing with SQLITE_BUSY on lock upgrade.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gemmtune {
+
+// Throws Error("<call> failed: <sqlite3_errmsg> (code N)") unless rc is SQLITE_OK.
+void sqlite_check(int rc, sqlite3* db, std::string_view call, const char* file, int line);
+
+#define GEMMTUNE_SQLITE_CHECK(db, call) ::gemmtune::sqlite_check((call), (db), #call, __FILE__, __LINE__)
+
+class SqliteDatabase {
+ public:
+  // Opens (creating if missing) a database for reading and writing.
+  explicit SqliteDatabase(const std::filesystem::path& path);
+
+  sqlite3* get() const { return db_.get(); }
+  const std::filesystem::path& path() const { return path_; }
+
+  // Runs one or more statements that return no rows.
+  void exec(std::string_view sql);
+  std::int64_t last_insert_rowid() const { return sqlite3_last_insert_rowid(db_.get()); }
+
+ private:
+  struct Closer {
+    void operator()(sqlite3* db) const noexcept;
+  };
+  std::filesystem::path path_;
+  std::unique_ptr<sqlite3, Closer> db_;
+};
+
+class SqliteStatement {
+ public:
+  SqliteStatement(SqliteDatabase& db, std::string_view sql);
+
+  // Parameters are 1-based, as in SQL's ?1, ?2, ...
+  SqliteStatement& bind(int index, std::int64_t value);
+  SqliteStatement& bind(int index, int value) { return bind(index, std::int64_t{value}); }
+  SqliteStatement& bind(int index, double value);
+  SqliteStatement& bind(int index, std::string_view value);
+  SqliteStatement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
+  SqliteStatement& bind_null(int index);
+  SqliteStatement& bind(int index, const std::optional<std::string>& value);
+
+  // Advances; true while a row is available.
+  bool step();
+  // Steps to completion, for statements that return no rows.
+  void run();
+  // Makes the statement ready to run again with new bindings.
+  void reset();
+
+  std::int64_t column_int64(int index) const;
+  double column_double(int index) const;
+  std::string column_text(int index) const;
+  bool column_is_null(int index) const;
+
+ private:
+  struct Finalizer {
+    void operator()(sqlite3_stmt* s) const noexcept { sqlite3_finalize(s); }
+  };
+  SqliteDatabase& db_;
+  std::string sql_;
+  std::unique_ptr<sqlite3_stmt, Finalizer> stmt_;
+};
+
+class SqliteTransaction {
+ public:
+  // IMMEDIATE takes the write lock at once (see the file comment); DEFERRED is for reads.
+  enum class Mode { Deferred, Immediate };
+  explicit SqliteTransaction(SqliteDatabase& db, Mode mode = Mode::Immediate);
+  SqliteTransaction(const SqliteTransaction&) = delete;
+  SqliteTransaction& operator=(const SqliteTransaction&) = delete;
+  // Rolls back unless commit() succeeded.
+  ~SqliteTransaction();
+
+  void commit();
+
+ private:
+  SqliteDatabase& db_;
+  bool done_ = false;
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,264 @@
+#include "db/sqlite_store.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "db/sqlite_handle.hpp"
+#include "tuner/error.hpp"
+
+namespace gemmtune {
+namespace {
+
+constexpr std::string_view kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS environments(
+  id INTEGER PRIMARY KEY,
+  fingerprint TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS environment_validators(
+  environment_id INTEGER NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  PRIMARY KEY(environment_id, key));
+CREATE TABLE IF NOT EXISTS results(
+  id INTEGER PRIMARY KEY,
+  environment_id INTEGER NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  op_signature TEXT NOT NULL,
+  params_signature TEXT NOT NULL,
+  solution TEXT NOT NULL,
+  time_ms REAL NOT NULL,
+  time_text TEXT NOT NULL,
+  extra_json TEXT,
+  updated_at TEXT NOT NULL,
+  UNIQUE(environment_id, op_signature, params_signature));
+CREATE TABLE IF NOT EXISTS measurements(
+  id INTEGER PRIMARY KEY,
+  environment_id INTEGER NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  op_signature TEXT NOT NULL,
+  params_signature TEXT NOT NULL,
+  solution TEXT NOT NULL,
+  disposition TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  iterations INTEGER NOT NULL,
+  median_ms REAL NOT NULL,
+  mean_ms REAL NOT NULL,
+  min_ms REAL NOT NULL,
+  max_ms REAL NOT NULL,
+  stddev_ms REAL NOT NULL,
+  tflops REAL NOT NULL,
+  measured_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS measurements_by_problem
+  ON measurements(environment_id, op_signature, params_signature);
+CREATE TABLE IF NOT EXISTS runs(
+  id INTEGER PRIMARY KEY,
+  command_line TEXT NOT NULL,
+  options TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  ended_at TEXT NOT NULL,
+  status TEXT NOT NULL);
+)sql";
+
+std::string now_text() { return format_timestamp(std::chrono::system_clock::now()); }
+
+// Extra fields as a JSON array: NULL when there are none, so that "no extra fields" and "one
+// empty extra field" stay distinct.
+std::optional<std::string> extra_to_json(const std::vector<std::string>& extra) {
+  if (extra.empty()) return std::nullopt;
+  return nlohmann::json(extra).dump();
+}
+
+std::vector<std::string> extra_from_json(const std::string& text, const std::string& where) {
+  try {
+    return nlohmann::json::parse(text).get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception& e) {
+    GEMMTUNE_THROW("{}: results.extra_json is not a JSON array of strings: {}", where, e.what());
+  }
+}
+
+class SqliteStore final : public ResultsStore {
+ public:
+  explicit SqliteStore(const std::filesystem::path& path) : db_(path) { ensure_schema(); }
+
+  const std::filesystem::path& path() const override { return db_.path(); }
+  std::string_view kind() const override { return "sqlite"; }
+
+  std::vector<ResultsTable> load(Diagnostics& /*diagnostics: rows were checked on insert*/)
+      override {
+    SqliteTransaction read(db_, SqliteTransaction::Mode::Deferred);  // one consistent snapshot
+    std::vector<ResultsTable> tables;
+    SqliteStatement envs(db_, "SELECT id FROM environments ORDER BY id");
+    SqliteStatement validators(
+        db_, "SELECT key, value FROM environment_validators WHERE environment_id = ?1 "
+             "ORDER BY position");
+    SqliteStatement results(
+        db_, "SELECT op_signature, params_signature, solution, time_ms, time_text, extra_json "
+             "FROM results WHERE environment_id = ?1 ORDER BY id");
+    while (envs.step()) {
+      const std::int64_t id = envs.column_int64(0);
+      ResultsTable table;
+      validators.reset();
+      validators.bind(1, id);
+      while (validators.step()) {
+        table.environment.set(validators.column_text(0), validators.column_text(1));
+      }
+      results.reset();
+      results.bind(1, id);
+      while (results.step()) {
+        ResultEntry entry{results.column_text(0), results.column_text(1), results.column_text(2),
+                          results.column_double(3), {}};
+        if (!results.column_is_null(5)) {
+          entry.extra = extra_from_json(results.column_text(5), path().string());
+        }
+        table.upsert(std::move(entry), results.column_text(4));
+      }
+      tables.push_back(std::move(table));
+    }
+    read.commit();
+    return tables;
+  }
+
+  void write(const ResultsTable& table) override {
+    SqliteTransaction transaction(db_);
+    const std::int64_t env = environment_id(table.environment);
+    SqliteStatement(db_, "DELETE FROM results WHERE environment_id = ?1").bind(1, env).run();
+    const std::string now = now_text();
+    for (const auto& entry : table.entries) {
+      upsert_result(env, entry, table.time_text_of(entry), now);
+    }
+    transaction.commit();
+  }
+
+  void append(const Environment& environment, const ResultEntry& entry,
+              std::span<const CandidateReport> candidates) override {
+    SqliteTransaction transaction(db_);
+    const std::int64_t env = environment_id(environment);
+    const std::string now = now_text();
+    upsert_result(env, entry, format_time_ms(entry.time_ms), now);
+    SqliteStatement insert(
+        db_,
+        "INSERT INTO measurements(environment_id, op_signature, params_signature, solution, "
+        "disposition, reason, iterations, median_ms, mean_ms, min_ms, max_ms, stddev_ms, tflops, "
+        "measured_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+    for (const auto& c : candidates) {
+      insert.reset();
+      insert.bind(1, env)
+          .bind(2, std::string_view(entry.op_signature))
+          .bind(3, std::string_view(entry.params_signature))
+          .bind(4, std::string_view(c.solution))
+          .bind(5, to_string(c.disposition))
+          .bind(6, std::string_view(c.reason))
+          .bind(7, c.stats.iterations)
+          .bind(8, c.stats.median_ms)
+          .bind(9, c.stats.mean_ms)
+          .bind(10, c.stats.min_ms)
+          .bind(11, c.stats.max_ms)
+          .bind(12, c.stats.stddev_ms)
+          .bind(13, c.tflops)
+          .bind(14, std::string_view(now));
+      insert.run();
+    }
+    transaction.commit();
+  }
+
+  void record_run(const RunRecord& run) override {
+    SqliteTransaction transaction(db_);
+    SqliteStatement(db_,
+                    "INSERT INTO runs(command_line, options, started_at, ended_at, status) "
+                    "VALUES(?1, ?2, ?3, ?4, ?5)")
+        .bind(1, std::string_view(run.command_line))
+        .bind(2, std::string_view(run.options))
+        .bind(3, std::string_view(format_timestamp(run.started_at)))
+        .bind(4, std::string_view(format_timestamp(run.ended_at)))
+        .bind(5, std::string_view(run.status))
+        .run();
+    transaction.commit();
+  }
+
+ private:
+  void ensure_schema() {
+    SqliteTransaction transaction(db_);
+    SqliteStatement version_query(db_, "PRAGMA user_version");
+    version_query.step();
+    const auto version = version_query.column_int64(0);
+    if (version > kSqliteSchemaVersion) {
+      GEMMTUNE_THROW("{}: database schema version {} is newer than this gemmtune supports ({}); "
+                     "use a newer gemmtune",
+                     path().string(), version, kSqliteSchemaVersion);
+    }
+    if (version < kSqliteSchemaVersion) {
+      db_.exec(kSchema);
+      db_.exec(fmt::format("PRAGMA user_version = {}", kSqliteSchemaVersion));
+    }
+    transaction.commit();
+  }
+
+  // The id of `environment`, inserting it (validators in their order) when it is new. Must run
+  // inside a write transaction.
+  std::int64_t environment_id(const Environment& environment) {
+    const std::string fingerprint = environment_fingerprint(environment);
+    SqliteStatement find(db_, "SELECT id FROM environments WHERE fingerprint = ?1");
+    find.bind(1, std::string_view(fingerprint));
+    if (find.step()) return find.column_int64(0);
+    SqliteStatement(db_, "INSERT INTO environments(fingerprint, created_at) VALUES(?1, ?2)")
+        .bind(1, std::string_view(fingerprint))
+        .bind(2, std::string_view(now_text()))
+        .run();
+    const std::int64_t id = db_.last_insert_rowid();
+    SqliteStatement insert(db_,
+                           "INSERT INTO environment_validators(environment_id, key, value, "
+                           "position) VALUES(?1, ?2, ?3, ?4)");
+    std::int64_t position = 0;
+    for (const auto& [key, value] : environment.entries()) {
+      insert.reset();
+      insert.bind(1, id)
+          .bind(2, std::string_view(key))
+          .bind(3, std::string_view(value))
+          .bind(4, position++);
+      insert.run();
+    }
+    return id;
+  }
+
+  void upsert_result(std::int64_t env, const ResultEntry& entry, std::string_view time_text,
+                     std::string_view now) {
+    SqliteStatement(
+        db_,
+        "INSERT INTO results(environment_id, op_signature, params_signature, solution, time_ms, "
+        "time_text, extra_json, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+        "ON CONFLICT(environment_id, op_signature, params_signature) DO UPDATE SET "
+        "solution = excluded.solution, time_ms = excluded.time_ms, "
+        "time_text = excluded.time_text, extra_json = excluded.extra_json, "
+        "updated_at = excluded.updated_at")
+        .bind(1, env)
+        .bind(2, std::string_view(entry.op_signature))
+        .bind(3, std::string_view(entry.params_signature))
+        .bind(4, std::string_view(entry.solution))
+        .bind(5, entry.time_ms)
+        .bind(6, time_text)
+        .bind(7, extra_to_json(entry.extra))
+        .bind(8, now)
+        .run();
+  }
+
+  SqliteDatabase db_;
+};
+
+}  // namespace
+
+std::string environment_fingerprint(const Environment& environment) {
+  auto entries = environment.entries();
+  std::sort(entries.begin(), entries.end());
+  std::string out;
+  for (const auto& [key, value] : entries) {
+    out += fmt::format("{}:{}={}:{};", key.size(), key, value.size(), value);
+  }
+  return out;
+}
+
+std::unique_ptr<ResultsStore> make_sqlite_store(const std::filesystem::path& path) {
+  return std::make_unique<SqliteStore>(path);
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,51 @@
+#include "db/text_lines.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "tuner/error.hpp"
+
+namespace gemmtune {
+
+std::vector<TextLine> split_lines(std::string_view content) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (content.substr(0, kBom.size()) == kBom) content.remove_prefix(kBom.size());
+
+  std::vector<TextLine> lines;
+  int number = 0;
+  while (!content.empty()) {
+    ++number;
+    const auto end = content.find('\n');
+    const bool terminated = end != std::string_view::npos;
+    std::string_view text = content.substr(0, terminated ? end : content.size());
+    content.remove_prefix(terminated ? end + 1 : content.size());
+    // '\r' counts as trailing whitespace, which is how CRLF (and a stray CR) is accepted.
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) {
+      text.remove_suffix(1);
+    }
+    if (text.empty()) continue;
+    lines.push_back(TextLine{number, text, !terminated});
+  }
+  return lines;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(fmt::format("{}: is a directory, not a file", path.string()));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw InputError(fmt::format("{}: read failed", path.string()));
+  return std::move(buffer).str();
+}
+
+}  // namespace gemmtune
