@@ -1,0 +1,14 @@
+// What the CPU backend needs to know about the OpenBLAS it links: its configuration string (a
+// validator: version, core type, threading) and whether it exports a bf16 GEMM.
+#pragma once
+
+#include <string>
+
+namespace gemmtune::cpu {
+
+// openblas_get_config(), e.g. "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Zen MAX_THREADS=64".
+std::string openblas_config_string();
+// True when the linked OpenBLAS exports cblas_sbgemm (checked when gemmtune was configured).
+bool openblas_has_sbgemm();
+
+}  // namespace gemmtune::cpu
