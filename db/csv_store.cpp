@@ -51,8 +51,8 @@ class CsvStore final : public ResultsStore {
               "results file never mixes environments ({}). Write to another file, or convert it "
               "to SQLite, which keeps one table per environment.",
               path_.string(),
-              describe_differences(environment_differences(existing, environment), "file has",
-                                   "this run has")));
+              describe_differences(environment_differences(existing, environment), "file",
+                                   "this run")));
         }
         if (!content.empty() && content.back() != '\n') line = fmt::format("\n{}", line);
       }

@@ -26,9 +26,11 @@ std::string describe_differences(const std::vector<EnvironmentDifference>& diffe
   std::string out;
   for (const auto& d : differences) {
     if (!out.empty()) out += "; ";
-    out += fmt::format("{}: {} {}, {} {}", d.key, expected_name,
-                       d.expected ? fmt::format("'{}'", *d.expected) : "has no such key",
-                       actual_name, d.actual ? fmt::format("'{}'", *d.actual) : "has no such key");
+    auto side = [](std::string_view name, const std::optional<std::string>& value) {
+      return value ? fmt::format("{} '{}'", name, *value) : fmt::format("{} lacks it", name);
+    };
+    out += fmt::format("{}: {}, {}", d.key, side(expected_name, d.expected),
+                       side(actual_name, d.actual));
   }
   return out;
 }

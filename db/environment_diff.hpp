@@ -23,8 +23,8 @@ struct EnvironmentDifference {
 std::vector<EnvironmentDifference> environment_differences(const Environment& expected,
                                                            const Environment& actual);
 
-// "PT_VERSION: expected '2.11.0', actual '2.12.0'; CUBLASLT_VERSION: expected has no such
-// key, actual '130100'" with the given names for the two sides.
+// "PT_VERSION: expected '2.11.0', actual '2.12.0'; CUBLASLT_VERSION: expected lacks it,
+// actual '130100'", with the given names for the two sides.
 std::string describe_differences(const std::vector<EnvironmentDifference>& differences,
                                  std::string_view expected_name = "expected",
                                  std::string_view actual_name = "actual");

@@ -1,0 +1,111 @@
+// ResultsStore: the factory by extension, and CSV appends that are durable, write the header
+// once and never mix environments.
+#include "db/results_store.hpp"
+
+#include <gtest/gtest.h>
+
+#include "db/csv_results.hpp"
+#include "temp_dir.hpp"
+#include "tuner/error.hpp"
+
+namespace gemmtune {
+namespace {
+
+const Environment kEnv{{"PT_VERSION", "2.11.0"}, {"GEMMTUNE_VERSION", "0.1.0"}};
+
+ResultEntry entry(std::string params, std::string solution, double time) {
+  return ResultEntry{"GemmTunableOp_Half_NN", std::move(params), std::move(solution), time, {}};
+}
+
+TEST(ResultsStore, ChosenByExtension) {
+  testing::TempDir dir;
+  EXPECT_EQ(open_results_store(dir / "r.csv")->kind(), "csv");
+  EXPECT_EQ(open_results_store(dir / "r.db")->kind(), "sqlite");
+  EXPECT_EQ(open_results_store(dir / "r.sqlite")->kind(), "sqlite");
+  EXPECT_EQ(open_results_store(dir / "r.SQLITE3")->kind(), "sqlite");
+  try {
+    open_results_store(dir / "r.txt");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("r.txt"), std::string::npos);
+    EXPECT_NE(what.find(".csv"), std::string::npos);
+    EXPECT_NE(what.find(".sqlite3"), std::string::npos);
+  }
+}
+
+TEST(CsvStore, AppendWritesTheHeaderOnceAndEachLineDurably) {
+  testing::TempDir dir;
+  const auto path = dir / "r.csv";
+  {
+    auto store = open_results_store(path);
+    store->append(kEnv, entry("nn_8_8_8_ld_8_8_8", "Default", 0.5));
+  }
+  {
+    // A fresh process (store object) appends to the same file after checking its validators.
+    auto store = open_results_store(path);
+    store->append(kEnv, entry("nn_16_16_16_ld_16_16_16", "Default", 0.25));
+    store->record_run({});  // CSV: nowhere to record, no effect
+  }
+  EXPECT_EQ(testing::read_text(path),
+            "Validator,PT_VERSION,2.11.0\n"
+            "Validator,GEMMTUNE_VERSION,0.1.0\n"
+            "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n"
+            "GemmTunableOp_Half_NN,nn_16_16_16_ld_16_16_16,Default,0.25\n");
+  const auto tables = open_results_store(path)->load();
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].entries.size(), 2u);
+  EXPECT_EQ(tables[0].environment, kEnv);
+}
+
+TEST(CsvStore, AppendToAFileOfAnotherEnvironmentIsRefused) {
+  testing::TempDir dir;
+  const auto path = dir / "r.csv";
+  testing::write_text(path, "Validator,PT_VERSION,2.10.0\nGemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n");
+  auto store = open_results_store(path);
+  try {
+    store->append(kEnv, entry("nn_16_16_16_ld_16_16_16", "Default", 0.25));
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("another environment"), std::string::npos) << what;
+    EXPECT_NE(what.find("PT_VERSION: file '2.10.0', this run '2.11.0'"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("GEMMTUNE_VERSION: file lacks it, this run '0.1.0'"), std::string::npos) << what;
+  }
+  EXPECT_EQ(testing::read_text(path),
+            "Validator,PT_VERSION,2.10.0\nGemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n");
+}
+
+TEST(CsvStore, AppendAfterATruncatedLineStartsANewLine) {
+  testing::TempDir dir;
+  const auto path = dir / "r.csv";
+  testing::write_text(path, "Validator,PT_VERSION,2.11.0\nValidator,GEMMTUNE_VERSION,0.1.0\nGemmTunableOp_Half_NN,nn_8");
+  open_results_store(path)->append(kEnv, entry("nn_16_16_16_ld_16_16_16", "Default", 0.25));
+  Diagnostics d;
+  const auto table = read_results_csv(path, d);
+  EXPECT_EQ(table.entries.size(), 1u);
+  EXPECT_EQ(d.error_count(), 1u);
+  EXPECT_EQ(d.all()[0].line, 3);
+}
+
+TEST(CsvStore, WriteReplacesAtomicallyAndLoadStrictThrows) {
+  testing::TempDir dir;
+  const auto path = dir / "r.csv";
+  auto store = open_results_store(path);
+  ResultsTable table{kEnv, {entry("nn_8_8_8_ld_8_8_8", "Default", 0.5)}, {}};
+  store->write(table);
+  EXPECT_EQ(store->load().at(0).entries, table.entries);
+  testing::write_text(path, "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,bad\n");
+  EXPECT_THROW(store->load(), InputError);
+  Diagnostics lenient;
+  EXPECT_TRUE(store->load(lenient).at(0).entries.empty());
+  EXPECT_EQ(lenient.error_count(), 1u);
+}
+
+TEST(ResultsStore, TimestampsAreUtcIso8601) {
+  EXPECT_EQ(format_timestamp(std::chrono::system_clock::time_point{}), "1970-01-01T00:00:00Z");
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,179 @@
+// SQLite store: schema, environments with ordered validators, durable appends (visible after
+// reopening), candidates in the measurements table, runs, write replacing one environment.
+#include "db/sqlite_store.hpp"
+
+#include <gtest/gtest.h>
+
+#include "db/sqlite_handle.hpp"
+#include "temp_dir.hpp"
+#include "tuner/error.hpp"
+
+namespace gemmtune {
+namespace {
+
+const Environment kEnvA{{"PT_VERSION", "2.11.0"}, {"CUBLASLT_VERSION", "130100"}};
+const Environment kEnvB{{"PT_VERSION", "2.12.0"}};
+
+ResultEntry entry(std::string params, std::string solution, double time) {
+  return ResultEntry{"GemmTunableOp_Half_NN", std::move(params), std::move(solution), time, {}};
+}
+
+std::int64_t count(SqliteDatabase& db, std::string_view table) {
+  SqliteStatement s(db, fmt::format("SELECT count(*) FROM {}", table));
+  s.step();
+  return s.column_int64(0);
+}
+
+TEST(SqliteStore, CreatesSchemaWithVersionAndWal) {
+  testing::TempDir dir;
+  make_sqlite_store(dir / "r.db");
+  SqliteDatabase db(dir / "r.db");
+  SqliteStatement version(db, "PRAGMA user_version");
+  ASSERT_TRUE(version.step());
+  EXPECT_EQ(version.column_int64(0), kSqliteSchemaVersion);
+  SqliteStatement mode(db, "PRAGMA journal_mode");
+  ASSERT_TRUE(mode.step());
+  EXPECT_EQ(mode.column_text(0), "wal");
+  for (auto table : {"environments", "environment_validators", "results", "measurements", "runs"}) {
+    EXPECT_EQ(count(db, table), 0) << table;
+  }
+}
+
+TEST(SqliteStore, RefusesANewerSchema) {
+  testing::TempDir dir;
+  {
+    SqliteDatabase db(dir / "r.db");
+    db.exec("PRAGMA user_version = 99");
+  }
+  try {
+    make_sqlite_store(dir / "r.db");
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("schema version 99 is newer"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SqliteStore, AppendIsDurableAndRecordsEveryCandidate) {
+  testing::TempDir dir;
+  const auto path = dir / "r.sqlite";
+  std::vector<CandidateReport> candidates{
+      {"Default", Disposition::Winner, "", {50, 0.5, 0.51, 0.49, 0.6, 0.01}, 123.0},
+      {"Gemm_Cublaslt_id_1", Disposition::Slower, "", {50, 0.7, 0.7, 0.69, 0.72, 0.01}, 88.0},
+      {"Mine", Disposition::Incorrect, "max error 3.5 exceeds 0.01", {}, 0.0},
+  };
+  {
+    auto store = make_sqlite_store(path);
+    store->append(kEnvA, entry("nn_8_8_8_ld_8_8_8", "Default", 0.5), candidates);
+  }  // closed: what follows sees only what reached the file
+  auto store = make_sqlite_store(path);
+  const auto tables = store->load();
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].environment, kEnvA);
+  ASSERT_EQ(tables[0].entries.size(), 1u);
+  EXPECT_EQ(tables[0].entries[0], entry("nn_8_8_8_ld_8_8_8", "Default", 0.5));
+
+  SqliteDatabase db(path);
+  SqliteStatement m(db,
+                    "SELECT solution, disposition, reason, iterations, median_ms, tflops, "
+                    "op_signature, params_signature FROM measurements ORDER BY id");
+  std::vector<std::string> seen;
+  while (m.step()) seen.push_back(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", m.column_text(0),
+                                              m.column_text(1), m.column_text(2),
+                                              m.column_int64(3), m.column_double(4),
+                                              m.column_double(5), m.column_text(6),
+                                              m.column_text(7)));
+  EXPECT_EQ(seen, (std::vector<std::string>{
+                      "Default|winner||50|0.5|123|GemmTunableOp_Half_NN|nn_8_8_8_ld_8_8_8",
+                      "Gemm_Cublaslt_id_1|slower||50|0.7|88|GemmTunableOp_Half_NN|nn_8_8_8_ld_8_8_8",
+                      "Mine|incorrect|max error 3.5 exceeds 0.01|0|0|0|GemmTunableOp_Half_NN|"
+                      "nn_8_8_8_ld_8_8_8"}));
+}
+
+TEST(SqliteStore, AppendUpsertsTheWinnerAndKeepsItsPlace) {
+  testing::TempDir dir;
+  auto store = make_sqlite_store(dir / "r.db");
+  store->append(kEnvA, entry("nn_8_8_8_ld_8_8_8", "Default", 0.5));
+  store->append(kEnvA, entry("nn_16_16_16_ld_16_16_16", "Default", 0.6));
+  store->append(kEnvA, entry("nn_8_8_8_ld_8_8_8", "Faster", 0.4));
+  const auto tables = store->load();
+  ASSERT_EQ(tables.size(), 1u);
+  ASSERT_EQ(tables[0].entries.size(), 2u);
+  EXPECT_EQ(tables[0].entries[0].solution, "Faster");
+  EXPECT_EQ(tables[0].entries[1].params_signature, "nn_16_16_16_ld_16_16_16");
+}
+
+TEST(SqliteStore, OneTablePerEnvironmentWithValidatorOrderAndExtras) {
+  testing::TempDir dir;
+  auto store = make_sqlite_store(dir / "r.db");
+  ResultsTable a{kEnvA, {entry("nn_8_8_8_ld_8_8_8", "Default", 0.5)}, {}};
+  a.entries[0].extra = {"x", "", "y,z"};
+  ResultsTable b{kEnvB, {entry("nn_8_8_8_ld_8_8_8", "Other", 0.3)}, {}};
+  store->write(a);
+  store->write(b);
+  store->append(kEnvB, entry("nn_16_16_16_ld_16_16_16", "Default", 0.7));
+  auto tables = store->load();
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0].environment.entries(), kEnvA.entries());  // same order
+  EXPECT_EQ(tables[0].entries, a.entries);
+  EXPECT_EQ(tables[1].environment, kEnvB);
+  EXPECT_EQ(tables[1].entries.size(), 2u);
+
+  // Writing an environment replaces only its own results; key order does not make a new one.
+  ResultsTable a2{Environment{{"CUBLASLT_VERSION", "130100"}, {"PT_VERSION", "2.11.0"}},
+                  {entry("nn_32_32_32_ld_32_32_32", "Default", 0.9)}, {}};
+  store->write(a2);
+  tables = store->load();
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0].environment.entries(), kEnvA.entries());
+  EXPECT_EQ(tables[0].entries, a2.entries);
+  EXPECT_EQ(tables[1].entries.size(), 2u);
+}
+
+TEST(SqliteStore, RecordsRuns) {
+  testing::TempDir dir;
+  auto store = make_sqlite_store(dir / "r.db");
+  store->record_run({"gemmtune tune x.csv", "--iterations 100", std::chrono::system_clock::time_point{},
+                     std::chrono::system_clock::time_point{} + std::chrono::seconds(61), "ok"});
+  SqliteDatabase db(dir / "r.db");
+  SqliteStatement s(db, "SELECT command_line, options, started_at, ended_at, status FROM runs");
+  ASSERT_TRUE(s.step());
+  EXPECT_EQ(s.column_text(0), "gemmtune tune x.csv");
+  EXPECT_EQ(s.column_text(1), "--iterations 100");
+  EXPECT_EQ(s.column_text(2), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(s.column_text(3), "1970-01-01T00:01:01Z");
+  EXPECT_EQ(s.column_text(4), "ok");
+}
+
+TEST(SqliteHandle, ErrorsNameTheCallAndSqliteMessage) {
+  testing::TempDir dir;
+  SqliteDatabase db(dir / "h.db");
+  try {
+    SqliteStatement(db, "SELECT * FROM no_such_table");
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("sqlite3_prepare_v2(\"SELECT * FROM no_such_table\")"),
+              std::string::npos);
+    EXPECT_NE(e.message().find("no such table: no_such_table"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(SqliteDatabase(dir / "missing-dir" / "x.db"), Error);
+}
+
+TEST(SqliteHandle, TransactionRollsBackUnlessCommitted) {
+  testing::TempDir dir;
+  SqliteDatabase db(dir / "t.db");
+  db.exec("CREATE TABLE t(x INTEGER)");
+  {
+    SqliteTransaction t(db);
+    db.exec("INSERT INTO t VALUES(1)");
+  }
+  EXPECT_EQ(count(db, "t"), 0);
+  {
+    SqliteTransaction t(db);
+    db.exec("INSERT INTO t VALUES(1)");
+    t.commit();
+  }
+  EXPECT_EQ(count(db, "t"), 1);
+}
+
+}  // namespace
+}  // namespace gemmtune
