@@ -1,0 +1,32 @@
+// The "cublas" provider and its one solution, `Default`: the library's default call and the
+// numerical reference.
+//
+//   Gemm, GemmStridedBatched   cublasGemmEx / cublasGemmStridedBatchedEx with CUBLAS_GEMM_DEFAULT
+//   GemmAndBias, ScaledGemm    cuBLASLt's heuristic #0 with the bias epilogue / fp8 scales
+//
+// as PyTorch TunableOp's Default does.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "tuner/solution.hpp"
+
+namespace gemmtune::cuda {
+
+// Workspace offered to cuBLASLt's Default (the same as the search's default limit).
+inline constexpr std::size_t kDefaultLtWorkspaceBytes = SearchOptions{}.max_workspace_bytes;
+
+std::unique_ptr<Solution> make_default_solution(const Problem& problem);
+
+class CublasProvider final : public SolutionProvider {
+ public:
+  std::string_view name() const override { return "cublas"; }
+  std::string_view backend() const override { return "cuda"; }
+  std::vector<std::unique_ptr<Solution>> enumerate(const Problem& problem,
+                                                   const SearchOptions& options) override;
+  std::unique_ptr<Solution> from_name(const Problem& problem, std::string_view name) override;
+};
+
+}  // namespace gemmtune::cuda

@@ -1,0 +1,150 @@
+#include "solutions/cuda/cublaslt_matmul.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+#include "solutions/cuda/cublas_handle.hpp"
+#include "solutions/cuda/cuda_device.hpp"
+
+namespace gemmtune::cuda {
+namespace {
+
+// Stand-in for device pointers the heuristic inspects only for alignment.
+const void* const kAlignedPlaceholder = reinterpret_cast<const void*>(std::uintptr_t{1} << 12);
+
+
+std::uint32_t alignment_of(const void* pointer) {
+  const auto address = reinterpret_cast<std::uintptr_t>(pointer);
+  if (address == 0) return 256;
+  return static_cast<std::uint32_t>(address & (~address + 1));  // lowest set bit
+}
+
+std::uint32_t required_alignment(const cublasLtMatmulAlgo_t& algo,
+                                 cublasLtMatmulAlgoCapAttributes_t attribute) {
+  std::uint32_t bytes = 0;
+  std::size_t written = 0;
+  if (cublasLtMatmulAlgoCapGetAttribute(&algo, attribute, &bytes, sizeof(bytes), &written) !=
+      CUBLAS_STATUS_SUCCESS) {
+    return 1;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+LtMatmul::LtMatmul(const Problem& problem)
+    : problem_(problem),
+      types_(gemm_types(problem)),
+      desc_(types_.compute, types_.scale),
+      a_(types_.a, problem.a_rows(), problem.a_cols(),
+         effective_ld(problem.lda, problem.a_rows(), problem.a_cols())),
+      b_(types_.b, problem.b_rows(), problem.b_cols(),
+         effective_ld(problem.ldb, problem.b_rows(), problem.b_cols())),
+      c_(types_.c, problem.m, problem.n, effective_ld(problem.ldc, problem.m, problem.n)),
+      d_(types_.d, problem.m, problem.n, effective_ld(problem.ldc, problem.m, problem.n)) {
+  if (problem.batch > 1) {
+    const int batch = static_cast<int>(problem.batch);
+    a_.set_batch(batch, problem.batch_stride_a());
+    b_.set_batch(batch, problem.batch_stride_b());
+    c_.set_batch(batch, problem.batch_stride_c());
+    d_.set_batch(batch, problem.batch_stride_c());
+  }
+  desc_.set(CUBLASLT_MATMUL_DESC_TRANSA, std::int32_t{to_cublas(problem.transa)});
+  desc_.set(CUBLASLT_MATMUL_DESC_TRANSB, std::int32_t{to_cublas(problem.transb)});
+  if (types_.bias) {
+    desc_.set(CUBLASLT_MATMUL_DESC_EPILOGUE, std::uint32_t{CUBLASLT_EPILOGUE_BIAS});
+    desc_.set(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, std::int32_t{*types_.bias});
+    desc_.set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, kAlignedPlaceholder);
+  }
+  if (problem.op == OpKind::ScaledGemm) {
+    desc_.set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, kAlignedPlaceholder);
+    desc_.set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, kAlignedPlaceholder);
+    if (problem.rowwise) {
+      const std::int32_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+      desc_.set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, mode);
+      desc_.set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, mode);
+    }
+  }
+}
+
+std::vector<cublasLtMatmulHeuristicResult_t> LtMatmul::heuristic(int count,
+                                                                 std::size_t max_workspace_bytes,
+                                                                 std::string* why) const {
+  MatmulPreference preference(max_workspace_bytes);
+  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(count));
+  int returned = 0;
+  const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+      cublaslt_handle(), desc_.get(), a_.get(), b_.get(), c_.get(), d_.get(), preference.get(),
+      count, results.data(), &returned);
+  // NOT_SUPPORTED (no algorithm fits) and INVALID_VALUE (a combination of types, epilogue and
+  // layouts the library rejects) are answers about the problem, not failures of ours.
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED || status == CUBLAS_STATUS_INVALID_VALUE) {
+    if (why != nullptr) *why = call_failed_message("cublasLtMatmulAlgoGetHeuristic", status);
+    return {};
+  }
+  GEMMTUNE_CUBLAS_CHECK(status);
+  results.resize(static_cast<std::size_t>(returned));
+  std::erase_if(results, [](const auto& r) { return r.state != CUBLAS_STATUS_SUCCESS; });
+  if (results.empty() && why != nullptr) {
+    *why = "cublasLtMatmulAlgoGetHeuristic proposed no algorithm";
+  }
+  return results;
+}
+
+cublasStatus_t LtMatmul::check(const cublasLtMatmulAlgo_t& algo,
+                               std::size_t* workspace_bytes) const {
+  cublasLtMatmulHeuristicResult_t result{};
+  const cublasStatus_t status = cublasLtMatmulAlgoCheck(
+      cublaslt_handle(), desc_.get(), a_.get(), b_.get(), c_.get(), d_.get(), &algo, &result);
+  if (status == CUBLAS_STATUS_SUCCESS && workspace_bytes != nullptr) {
+    *workspace_bytes = result.workspaceSize;
+  }
+  return status;
+}
+
+RunStatus LtMatmul::run(const cublasLtMatmulAlgo_t& algo, std::size_t algo_workspace_bytes,
+                        const Operands& ops, cudaStream_t stream) {
+  if (algo_workspace_bytes > 0 && ops.workspace_bytes < algo_workspace_bytes) {
+    return RunStatus::failure(fmt::format("needs {} bytes of workspace, was given {}",
+                                          algo_workspace_bytes, ops.workspace_bytes));
+  }
+  struct Aligned {
+    const char* name;
+    const void* pointer;
+    cublasLtMatmulAlgoCapAttributes_t cap;
+  };
+  for (const Aligned& x : {Aligned{"A", ops.a, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES},
+                           Aligned{"B", ops.b, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES},
+                           Aligned{"C", ops.c, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES},
+                           Aligned{"D", ops.c, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES}}) {
+    const std::uint32_t need = required_alignment(algo, x.cap);
+    if (alignment_of(x.pointer) < need) {
+      return RunStatus::failure(fmt::format("operand {} at {} is not aligned to the {} bytes this "
+                                            "algorithm needs",
+                                            x.name, x.pointer, need));
+    }
+  }
+  if (problem_.op == OpKind::ScaledGemm && ops.beta != 0.0 && types_.c != types_.d) {
+    return RunStatus::failure("a ScaledGemm with fp8 output takes beta = 0 only");
+  }
+  const ScopedDevice device(device_of(stream));
+  if (types_.bias) desc_.set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, ops.bias);
+  if (problem_.op == OpKind::ScaledGemm) {
+    desc_.set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(ops.scale_a));
+    desc_.set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(ops.scale_b));
+  }
+  const Scalars s = make_scalars(types_.scale, ops.alpha, ops.beta);
+  const cublasStatus_t status =
+      cublasLtMatmul(cublaslt_handle(), desc_.get(), s.alpha, ops.a, a_.get(), ops.b, b_.get(),
+                     s.beta, ops.c, c_.get(), ops.c, d_.get(), &algo, ops.workspace,
+                     ops.workspace_bytes, stream);
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    return RunStatus::failure(call_failed_message("cublasLtMatmul", status));
+  }
+  const cudaError_t launch = cudaGetLastError();
+  if (launch != cudaSuccess) return RunStatus::failure(call_failed_message("kernel launch", launch));
+  return RunStatus::success();
+}
+
+}  // namespace gemmtune::cuda

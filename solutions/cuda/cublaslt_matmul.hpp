@@ -1,0 +1,52 @@
+// LtMatmul: one Problem described to cuBLASLt — the operation descriptor (compute and scale
+// types, transposes, bias epilogue, fp8 scale modes) and the A, B, C, D layouts (leading
+// dimensions, strided batches) — with the three things done with it: ask the heuristic, check an
+// algorithm, run one.
+//
+// Descriptors are built once per problem and reused by every candidate; `run` only sets the
+// operand pointers, so it costs no more than a plain cublasLtMatmul. Pointers the heuristic sees
+// before any operand exists (bias, scales) are placeholders aligned like cudaMalloc's; `run`
+// refuses operands less aligned than the algorithm requires instead of letting it fault.
+#pragma once
+
+#include <cublasLt.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "solutions/cuda/cublaslt_descriptors.hpp"
+#include "solutions/cuda/cuda_types.hpp"
+#include "tuner/solution.hpp"
+
+namespace gemmtune::cuda {
+
+class LtMatmul {
+ public:
+  // Requires cuda_unsupported_reason(problem) to be empty.
+  explicit LtMatmul(const Problem& problem);
+
+  const Problem& problem() const { return problem_; }
+  const GemmTypes& types() const { return types_; }
+
+  // Up to `count` algorithms the heuristic proposes within the workspace limit, best first.
+  // When it proposes none, `why` (if given) receives the heuristic's status.
+  std::vector<cublasLtMatmulHeuristicResult_t> heuristic(int count, std::size_t max_workspace_bytes,
+                                                         std::string* why = nullptr) const;
+
+  // cublasLtMatmulAlgoCheck; on success `workspace_bytes` receives what the algorithm needs.
+  cublasStatus_t check(const cublasLtMatmulAlgo_t& algo, std::size_t* workspace_bytes) const;
+
+  // Enqueues D = alpha·op(A)·op(B) + beta·C (+ bias) with `algo` on `stream`.
+  RunStatus run(const cublasLtMatmulAlgo_t& algo, std::size_t algo_workspace_bytes,
+                const Operands& operands, cudaStream_t stream);
+
+ private:
+  Problem problem_;
+  GemmTypes types_;
+  MatmulDesc desc_;
+  MatrixLayout a_, b_, c_, d_;
+};
+
+}  // namespace gemmtune::cuda

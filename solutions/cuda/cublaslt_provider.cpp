@@ -1,0 +1,61 @@
+#include "solutions/cuda/cublaslt_provider.hpp"
+
+#include <fmt/format.h>
+
+#include <variant>
+
+#include "solutions/cuda/cublas_handle.hpp"
+#include "solutions/cuda/cublaslt_algo_config.hpp"
+#include "solutions/cuda/cublaslt_algo_name.hpp"
+#include "solutions/cuda/cublaslt_solution.hpp"
+#include "solutions/cuda/cuda_check.hpp"
+
+namespace gemmtune::cuda {
+
+LtSearchLimits search_limits(const SearchOptions& options) {
+  LtSearchLimits limits;
+  limits.max_workspace_bytes = options.max_workspace_bytes;
+  limits.exhaustive = options.space == SearchSpace::Exhaustive;
+  return limits;
+}
+
+std::vector<std::unique_ptr<Solution>> CublasLtProvider::enumerate(const Problem& problem,
+                                                                   const SearchOptions& options) {
+  std::vector<std::unique_ptr<Solution>> out;
+  if (cuda_unsupported_reason(problem)) return out;  // Default carries the reason
+  auto matmul = std::make_shared<LtMatmul>(problem);
+  for (const LtCandidate& c : search_algorithms(*matmul, search_limits(options))) {
+    out.push_back(
+        std::make_unique<LtSolution>(algo_name(c.config), matmul, c.algo, c.workspace_bytes));
+  }
+  return out;
+}
+
+std::unique_ptr<Solution> CublasLtProvider::from_name(const Problem& problem,
+                                                      std::string_view name) {
+  const auto config = parse_algo_name(name);
+  if (!config) return nullptr;
+  std::string stored(name);
+  if (auto why = cuda_unsupported_reason(problem)) {
+    return std::make_unique<LtSolution>(stored, problem, *why);
+  }
+  const std::string where = fmt::format("{},{}", problem.op_signature(), problem.params_signature());
+  auto matmul = std::make_shared<LtMatmul>(problem);
+  auto built = build_algo(cublaslt_handle(), matmul->types(), *config);
+  if (auto* why = std::get_if<std::string>(&built)) {
+    return std::make_unique<LtSolution>(
+        stored, problem, fmt::format("{} cannot be rebuilt for {}: {}", stored, where, *why));
+  }
+  const auto& algo = std::get<cublasLtMatmulAlgo_t>(built);
+  std::size_t workspace = 0;
+  if (const cublasStatus_t status = matmul->check(algo, &workspace);
+      status != CUBLAS_STATUS_SUCCESS) {
+    return std::make_unique<LtSolution>(
+        stored, problem,
+        fmt::format("{} no longer passes cublasLtMatmulAlgoCheck for {}: {}", stored, where,
+                    describe(status)));
+  }
+  return std::make_unique<LtSolution>(stored, std::move(matmul), algo, workspace);
+}
+
+}  // namespace gemmtune::cuda

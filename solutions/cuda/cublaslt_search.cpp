@@ -1,0 +1,207 @@
+#include "solutions/cuda/cublaslt_search.hpp"
+
+#include <array>
+#include <cstring>
+#include <map>
+#include <set>
+#include <variant>
+
+#include "solutions/cuda/cublas_handle.hpp"
+#include "solutions/cuda/cublaslt_algo_config.hpp"
+
+namespace gemmtune::cuda {
+namespace {
+
+// Split-K counts tried around the heuristic's proposals, and in the exhaustive search.
+constexpr std::array kVariantSplits{1, 2, 3, 4, 5, 6, 8, 12, 16, 24, 32};
+constexpr std::array kExhaustiveSplits{1, 2, 4, 8, 16, 32};
+// A split must leave each part at least this much of k.
+constexpr std::int64_t kMinKPerSplit = 16;
+constexpr std::array<std::uint32_t, 3> kReductions{CUBLASLT_REDUCTION_SCHEME_INPLACE,
+                                                   CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE,
+                                                   CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE};
+// Cluster shapes tried for algorithms that take one (AUTO is always tried).
+constexpr std::array<std::uint16_t, 5> kClusters{
+    CUBLASLT_CLUSTER_SHAPE_1x1x1, CUBLASLT_CLUSTER_SHAPE_2x1x1, CUBLASLT_CLUSTER_SHAPE_1x2x1,
+    CUBLASLT_CLUSTER_SHAPE_2x2x1, CUBLASLT_CLUSTER_SHAPE_4x1x1};
+
+// Reduction schemes for a split count: none when not split, the allowed ones otherwise.
+std::vector<std::uint32_t> reductions_for(int split, std::uint32_t mask) {
+  if (split == 1) return {CUBLASLT_REDUCTION_SCHEME_NONE};
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t r : kReductions) {
+    if ((mask & r) != 0) out.push_back(r);
+  }
+  return out;
+}
+
+class CandidateSet {
+ public:
+  CandidateSet(const LtMatmul& matmul, const LtSearchLimits& limits, LtSearchStats& stats)
+      : matmul_(matmul), limits_(limits), stats_(stats), handle_(cublaslt_handle()) {}
+
+  // Rebuilds, checks and keeps a configuration; false when it is not usable (or seen before and
+  // not usable). `rebuilt` receives the algorithm when it is.
+  bool offer(const AlgoConfig& config, cublasLtMatmulAlgo_t* rebuilt = nullptr) {
+    auto [it, inserted] = tried_.emplace(config, -1);
+    if (!inserted) {
+      if (it->second >= 0 && rebuilt != nullptr) *rebuilt = out_[it->second].algo;
+      return it->second >= 0;
+    }
+    auto built = build_algo(handle_, matmul_.types(), config);
+    if (!std::holds_alternative<cublasLtMatmulAlgo_t>(built)) return false;
+    const auto& algo = std::get<cublasLtMatmulAlgo_t>(built);
+    std::size_t workspace = 0;
+    ++stats_.checks;
+    if (matmul_.check(algo, &workspace) != CUBLAS_STATUS_SUCCESS) return false;
+    if (workspace > limits_.max_workspace_bytes) return false;
+    it->second = static_cast<int>(out_.size());
+    out_.push_back({config, algo, workspace});
+    if (rebuilt != nullptr) *rebuilt = algo;
+    return true;
+  }
+
+  bool budget_left() const { return stats_.checks < limits_.max_checks; }
+  std::size_t size() const { return out_.size(); }
+  std::vector<LtCandidate> take() { return std::move(out_); }
+
+ private:
+  const LtMatmul& matmul_;
+  const LtSearchLimits& limits_;
+  LtSearchStats& stats_;
+  cublasLtHandle_t handle_;
+  std::map<AlgoConfig, int> tried_;  // index into out_, or -1 when unusable
+  std::vector<LtCandidate> out_;
+};
+
+bool split_fits(int split, std::int64_t k) { return split == 1 || k / split >= kMinKPerSplit; }
+
+void add_variants(CandidateSet& set, const AlgoConfig& base, const AlgoCaps& caps,
+                  std::int64_t k) {
+  if (caps.splitk) {
+    for (int split : kVariantSplits) {
+      if (!split_fits(split, k)) continue;
+      for (std::uint32_t reduction : reductions_for(split, caps.reduction_mask)) {
+        AlgoConfig c = base;
+        c.splitk = split;
+        c.reduction = reduction;
+        set.offer(c);
+      }
+    }
+  }
+  if (caps.swizzle) {
+    AlgoConfig c = base;
+    c.swizzle = base.swizzle == 0 ? 1 : 0;
+    set.offer(c);
+  }
+}
+
+void add_exhaustive(CandidateSet& set, const LtMatmul& matmul,
+                    const std::map<int, std::set<std::uint16_t>>& inner_seen, LtSearchStats& st) {
+  const GemmTypes& t = matmul.types();
+  cublasLtHandle_t handle = cublaslt_handle();
+  std::vector<int> ids(1024);
+  int count = 0;
+  GEMMTUNE_CUBLAS_CHECK(cublasLtMatmulAlgoGetIds(handle, t.compute, t.scale, t.a, t.b, t.c, t.d,
+                                                 static_cast<int>(ids.size()), ids.data(),
+                                                 &count));
+  ids.resize(static_cast<std::size_t>(count));
+  const std::int64_t k = matmul.problem().k;
+  for (int id : ids) {
+    cublasLtMatmulAlgo_t probe{};
+    if (cublasLtMatmulAlgoInit(handle, t.compute, t.scale, t.a, t.b, t.c, t.d, id, &probe) !=
+        CUBLAS_STATUS_SUCCESS) {
+      continue;
+    }
+    const AlgoCaps caps = read_caps(probe);
+    std::set<std::uint16_t> inners{0};
+    if (auto it = inner_seen.find(id); it != inner_seen.end()) {
+      inners.insert(it->second.begin(), it->second.end());
+    }
+    bool clusters_probed = false, takes_clusters = false;
+    for (std::uint32_t tile : caps.tiles) {
+      for (std::uint32_t stages : caps.stages) {
+        for (std::int32_t custom = 0; custom <= caps.custom_option_max; ++custom) {
+          for (std::uint16_t inner : inners) {
+            if (!set.budget_left()) {
+              st.truncated = true;
+              return;
+            }
+            AlgoConfig base;
+            base.id = id;
+            base.tile = tile;
+            base.stages = stages;
+            base.custom = static_cast<std::uint32_t>(custom);
+            base.inner = inner;
+            if (!set.offer(base)) continue;
+            if (!clusters_probed) {
+              // Whether the algorithm takes an explicit cluster shape at all: one probe.
+              AlgoConfig c = base;
+              c.cluster = CUBLASLT_CLUSTER_SHAPE_1x1x1;
+              takes_clusters = set.offer(c);
+              clusters_probed = true;
+            }
+            std::vector<std::uint16_t> clusters{0};
+            if (takes_clusters) clusters.insert(clusters.end(), kClusters.begin(), kClusters.end());
+            for (std::uint16_t cluster : clusters) {
+              for (std::uint32_t swizzle = 0; swizzle <= (caps.swizzle ? 1u : 0u); ++swizzle) {
+                for (int split : kExhaustiveSplits) {
+                  if (split > 1 && (!caps.splitk || !split_fits(split, k))) continue;
+                  for (std::uint32_t reduction : reductions_for(split, caps.reduction_mask)) {
+                    AlgoConfig c = base;
+                    c.cluster = cluster;
+                    c.swizzle = swizzle;
+                    c.splitk = split;
+                    c.reduction = reduction;
+                    set.offer(c);
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<LtCandidate> search_algorithms(const LtMatmul& matmul, const LtSearchLimits& limits,
+                                           LtSearchStats* stats) {
+  LtSearchStats local;
+  LtSearchStats& st = stats != nullptr ? *stats : local;
+  st = {};
+  CandidateSet set(matmul, limits, st);
+
+  const auto proposals = matmul.heuristic(limits.heuristic_count, limits.max_workspace_bytes);
+  st.heuristic_returned = static_cast<int>(proposals.size());
+  std::vector<std::pair<AlgoConfig, AlgoCaps>> bases;
+  std::map<int, std::set<std::uint16_t>> inner_seen;
+  for (const auto& proposal : proposals) {
+    const AlgoConfig config = read_config(proposal.algo);
+    cublasLtMatmulAlgo_t rebuilt{};
+    const std::size_t before = set.size();
+    if (!set.offer(config, &rebuilt)) {
+      ++st.heuristic_not_rebuilt;
+      continue;
+    }
+    if (set.size() == before) continue;  // the same configuration proposed twice
+    if (std::memcmp(&rebuilt, &proposal.algo, sizeof(rebuilt)) != 0) ++st.rebuilt_differs;
+    bases.emplace_back(config, read_caps(proposal.algo));
+    inner_seen[config.id].insert(config.inner);
+  }
+  st.heuristic_offered = static_cast<int>(set.size());
+
+  if (limits.variants || limits.exhaustive) {
+    for (const auto& [config, caps] : bases) add_variants(set, config, caps, matmul.problem().k);
+  }
+  st.variants_offered = static_cast<int>(set.size()) - st.heuristic_offered;
+
+  if (limits.exhaustive) add_exhaustive(set, matmul, inner_seen, st);
+  st.exhaustive_offered =
+      static_cast<int>(set.size()) - st.heuristic_offered - st.variants_offered;
+  return set.take();
+}
+
+}  // namespace gemmtune::cuda

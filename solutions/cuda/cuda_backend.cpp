@@ -1,0 +1,172 @@
+#include "solutions/cuda/cuda_backend.hpp"
+
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <fmt/format.h>
+
+#include "solutions/cuda/cuda_check.hpp"
+#include "solutions/cuda/cuda_device.hpp"
+#include "solutions/cuda/cuda_timer.hpp"
+#include "solutions/cuda/fill_random.hpp"
+#include "solutions/cuda/host_convert.hpp"
+#include "tuner/error.hpp"
+
+namespace gemmtune {
+namespace {
+
+int attribute(cudaDeviceAttr attr, int device) {
+  int value = 0;
+  GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, device));
+  return value;
+}
+
+// Made current before the stream member is created, hence a function of its own.
+int select_device(int ordinal) {
+  const int count = cuda_device_count();
+  if (ordinal < 0 || ordinal >= count) {
+    GEMMTUNE_THROW("CUDA device {} does not exist: this machine has {} CUDA device(s)", ordinal,
+                   count);
+  }
+  GEMMTUNE_CUDA_CHECK(cudaSetDevice(ordinal));
+  return ordinal;
+}
+
+DeviceProperties read_properties(int ordinal) {
+  cudaDeviceProp prop{};
+  GEMMTUNE_CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
+  DeviceProperties p;
+  p.backend = "cuda";
+  p.ordinal = ordinal;
+  p.name = prop.name;
+  p.architecture = fmt::format("sm_{}{}", prop.major, prop.minor);
+  p.memory_bytes = prop.totalGlobalMem;
+  p.last_level_cache_bytes =
+      static_cast<std::size_t>(attribute(cudaDevAttrL2CacheSize, ordinal));
+  p.compute_units = attribute(cudaDevAttrMultiProcessorCount, ordinal);
+  return p;
+}
+
+cuda::FillType fill_type(DType dtype) {
+  switch (dtype) {
+    case DType::Float32:
+    case DType::TF32:
+    case DType::ComplexFloat32: return cuda::FillType::F32;
+    case DType::Float64:
+    case DType::ComplexFloat64: return cuda::FillType::F64;
+    case DType::Float16: return cuda::FillType::F16;
+    case DType::BFloat16: return cuda::FillType::BF16;
+    case DType::Float8E4M3: return cuda::FillType::E4M3;
+    case DType::Float8E5M2: return cuda::FillType::E5M2;
+    case DType::Float8E4M3Fnuz:
+    case DType::Float8E5M2Fnuz: break;
+  }
+  GEMMTUNE_THROW("{} cannot be stored on a CUDA device", info(dtype).cli_name);
+}
+
+void expect_fits(const Buffer& buffer, std::size_t bytes, const char* what) {
+  GEMMTUNE_EXPECT(bytes <= buffer.bytes(), "{} of {} bytes exceeds the buffer's {} bytes", what,
+                  bytes, buffer.bytes());
+}
+
+}  // namespace
+
+CudaBackend::CudaBackend(int ordinal)
+    : ordinal_(select_device(ordinal)), properties_(read_properties(ordinal_)) {}
+
+CudaBackend::~CudaBackend() = default;
+
+Environment CudaBackend::versions() const {
+  const cuda::ScopedDevice device(ordinal_);
+  int runtime = 0, driver = 0, major = 0, minor = 0, patch = 0;
+  GEMMTUNE_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  GEMMTUNE_CUDA_CHECK(cudaDriverGetVersion(&driver));
+  GEMMTUNE_CUBLAS_CHECK(cublasGetProperty(MAJOR_VERSION, &major));
+  GEMMTUNE_CUBLAS_CHECK(cublasGetProperty(MINOR_VERSION, &minor));
+  GEMMTUNE_CUBLAS_CHECK(cublasGetProperty(PATCH_LEVEL, &patch));
+  const int cc_major = attribute(cudaDevAttrComputeCapabilityMajor, ordinal_);
+  const int cc_minor = attribute(cudaDevAttrComputeCapabilityMinor, ordinal_);
+  Environment env;
+  env.set("CUDA_RUNTIME_VERSION", std::to_string(runtime));
+  env.set("CUDA_DRIVER_VERSION", std::to_string(driver));
+  env.set("CUBLAS_VERSION", std::to_string(major * 10000 + minor * 100 + patch));
+  env.set("CUBLASLT_VERSION", std::to_string(cublasLtGetVersion()));
+  env.set("GPU_NAME", properties_.name);
+  env.set("GPU_COMPUTE_CAPABILITY", fmt::format("{}.{}", cc_major, cc_minor));
+  env.set("GPU_SM_COUNT", std::to_string(properties_.compute_units));
+  return env;
+}
+
+std::unique_ptr<Buffer> CudaBackend::allocate(std::size_t bytes) {
+  const cuda::ScopedDevice device(ordinal_);
+  return std::make_unique<cuda::DeviceBuffer>(bytes);
+}
+
+void CudaBackend::fill_random(Buffer& buffer, DType dtype, std::int64_t elements,
+                              std::uint64_t seed) {
+  GEMMTUNE_EXPECT(elements >= 0, "negative element count {}", elements);
+  const std::int64_t scalars = elements * cuda::scalars_per_element(dtype);
+  expect_fits(buffer, static_cast<std::size_t>(elements) * element_bytes(dtype), "fill_random");
+  const cuda::ScopedDevice device(ordinal_);
+  GEMMTUNE_CUDA_CHECK(
+      cuda::launch_fill_random(buffer.data(), fill_type(dtype), scalars, seed, stream_.get()));
+}
+
+void CudaBackend::fill_bytes(Buffer& buffer, unsigned char value) {
+  const cuda::ScopedDevice device(ordinal_);
+  GEMMTUNE_CUDA_CHECK(cudaMemsetAsync(buffer.data(), value, buffer.bytes(), stream_.get()));
+}
+
+void CudaBackend::copy(Buffer& dst, const Buffer& src, std::size_t bytes) {
+  expect_fits(dst, bytes, "copy");
+  expect_fits(src, bytes, "copy");
+  const cuda::ScopedDevice device(ordinal_);
+  GEMMTUNE_CUDA_CHECK(
+      cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream_.get()));
+}
+
+std::vector<double> CudaBackend::read_as_double(const Buffer& src, DType dtype,
+                                                std::int64_t elements) {
+  GEMMTUNE_EXPECT(elements >= 0, "negative element count {}", elements);
+  const std::size_t bytes = static_cast<std::size_t>(elements) * element_bytes(dtype);
+  expect_fits(src, bytes, "read_as_double");
+  std::vector<unsigned char> host(bytes);
+  {
+    const cuda::ScopedDevice device(ordinal_);
+    GEMMTUNE_CUDA_CHECK(
+        cudaMemcpyAsync(host.data(), src.data(), bytes, cudaMemcpyDeviceToHost, stream_.get()));
+  }
+  synchronize();
+  return cuda::widen_to_double(host.data(), dtype, elements);
+}
+
+void CudaBackend::synchronize() {
+  const cuda::ScopedDevice device(ordinal_);
+  const cudaError_t status = cudaStreamSynchronize(stream_.get());
+  if (status == cudaSuccess) return;
+  std::string sticky;
+  if (cuda::is_sticky(status) || cuda_sticky_error(&sticky)) {
+    if (sticky.empty()) {
+      sticky = "sticky CUDA error, the device context is unusable until the process restarts: " +
+               cuda::describe(status);
+    }
+    GEMMTUNE_THROW("{} (cudaStreamSynchronize on device {})", sticky, ordinal_);
+  }
+  cuda::throw_cuda_error(__FILE__, __LINE__, "cudaStreamSynchronize(stream)", status);
+}
+
+void CudaBackend::flush_cache() {
+  const cuda::ScopedDevice device(ordinal_);
+  if (!flush_buffer_) {
+    // Twice the L2, so that what the next iteration reads is surely gone.
+    const std::size_t bytes = std::max<std::size_t>(2 * properties_.last_level_cache_bytes, 1 << 20);
+    flush_buffer_ = std::make_unique<cuda::DeviceBuffer>(bytes);
+  }
+  GEMMTUNE_CUDA_CHECK(
+      cudaMemsetAsync(flush_buffer_->data(), 0, flush_buffer_->bytes(), stream_.get()));
+}
+
+std::unique_ptr<IterationTimer> CudaBackend::make_timer() {
+  return std::make_unique<cuda::EventTimer>(stream_.get());
+}
+
+}  // namespace gemmtune
