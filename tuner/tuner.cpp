@@ -23,6 +23,7 @@ struct Candidate {
   CandidateReport report;
   bool alive = true;  // still competing
   bool is_default = false;
+  std::vector<double> samples;  // of the measurement phase
 };
 
 double tflops_at(const Problem& p, double median_ms) {
@@ -59,17 +60,36 @@ double TuningReport::speedup_over_default() const {
   return default_stats.median_ms / winner_stats.median_ms;
 }
 
-bool beats_default(const Statistics& challenger, const Statistics& default_stats,
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Standard error of the median: ≈ 1.2533·σ/√n for normal samples, σ from the MAD.
+double median_standard_error(std::span<const double> samples, double median) {
+  std::vector<double> deviations;
+  deviations.reserve(samples.size());
+  for (double x : samples) deviations.push_back(std::fabs(x - median));
+  const double sigma = 1.4826 * median_of(std::move(deviations));
+  return 1.2533 * sigma / std::sqrt(static_cast<double>(std::max<std::size_t>(samples.size(), 1)));
+}
+
+}  // namespace
+
+bool beats_default(std::span<const double> challenger_ms, std::span<const double> reference_ms,
                    double margin_sigmas) {
-  if (challenger.iterations == 0) return false;
-  if (default_stats.iterations == 0) return true;
-  // Standard error of a median ≈ 1.2533·σ/√n (normal samples); the difference of two independent
-  // medians has the root sum of squares of both.
-  auto se = [](const Statistics& s) {
-    return 1.2533 * s.stddev_ms / std::sqrt(static_cast<double>(std::max(s.iterations, 1)));
-  };
-  const double threshold = margin_sigmas * std::hypot(se(challenger), se(default_stats));
-  return challenger.median_ms < default_stats.median_ms - threshold;
+  if (challenger_ms.empty()) return false;
+  if (reference_ms.empty()) return true;
+  const double challenger = median_of({challenger_ms.begin(), challenger_ms.end()});
+  const double reference = median_of({reference_ms.begin(), reference_ms.end()});
+  const double threshold =
+      margin_sigmas * std::hypot(median_standard_error(challenger_ms, challenger),
+                                 median_standard_error(reference_ms, reference));
+  return challenger < reference - threshold;
 }
 
 Tuner::Tuner(Backend& backend, const Registry& registry, TunerOptions options)
@@ -219,10 +239,8 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     collect();
   };
 
-  // Screening: cheap, capped; drops what is clearly slower than the best so far.
+  // Screening: a few capped iterations of every candidate.
   if (screening_enabled(timing)) {
-    double best_ms = std::numeric_limits<double>::infinity();
-    std::string best_name;
     for (auto& c : candidates) {
       if (!c.alive) continue;
       Measurement m;
@@ -233,24 +251,14 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
       }
       c.report.stats = m.stats;
       c.report.tflops = tflops_at(problem, m.stats.median_ms);
-      if (!c.is_default && m.stats.median_ms > timing.screening_keep_factor * best_ms) {
-        c.report.disposition = Disposition::ScreenedOut;
-        c.report.reason =
-            fmt::format("screening median {:.4g} ms > {} x {:.4g} ms of {}", m.stats.median_ms,
-                        timing.screening_keep_factor, best_ms, best_name);
-        finish(c);
-        continue;
-      }
-      if (m.stats.median_ms < best_ms) {
-        best_ms = m.stats.median_ms;
-        best_name = c.report.solution;
-      }
     }
   }
 
-  // Numerical check of the survivors against Default's output.
-  if (options_.check.enabled()) {
-    std::vector<double> expected;
+  // Default's output, the reference of the numerical check.
+  const bool check = options_.check.enabled();
+  std::vector<double> expected;
+  Tolerance tolerance;
+  if (check) {
     guarded(reference, "reference run", [&] {
       sets->reset_check_output();
       const RunStatus status =
@@ -259,8 +267,7 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
       expected = sets->read_check_output();
     });
     if (!reference.alive) return reference_failed();
-    const bool complex = info(problem.c_type).is_complex;
-    const Tolerance tolerance = tolerance_for(problem, options_.check, expected);
+    tolerance = tolerance_for(problem, options_.check, expected);
     // Default is compared with itself too: a reference with NaN or unwritten elements is no
     // reference, and that must end the problem rather than fail every candidate.
     const CheckResult self = compare_outputs(problem, expected, expected, tolerance);
@@ -269,31 +276,63 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
                                             self.describe(problem.m * problem.n * problem.batch));
       return reference_failed();
     }
-    for (auto& c : candidates) {
-      if (!c.alive || c.is_default) continue;
-      std::vector<double> actual;
-      bool ran = guarded(c, "numerical check run", [&] {
-        sets->reset_check_output();
-        const RunStatus status = c.solution->run(problem, sets->check_operands(), backend_.stream());
-        if (!status) {
-          c.alive = false;
-          c.report.disposition = Disposition::Failed;
-          c.report.reason = fmt::format("numerical check run: {}", status.error);
-          return;
-        }
-        actual = sets->read_check_output();
-      });
-      if (!ran || !c.alive) {
-        finish(c);
-        continue;
+  }
+  const std::int64_t compared =
+      problem.m * problem.n * problem.batch * (info(problem.c_type).is_complex ? 2 : 1);
+  auto incorrect = [&](Candidate& c) {  // true when checked and wrong (or failed to run)
+    if (!check) return false;
+    std::vector<double> actual;
+    const bool ran = guarded(c, "numerical check run", [&] {
+      sets->reset_check_output();
+      const RunStatus status = c.solution->run(problem, sets->check_operands(), backend_.stream());
+      if (!status) {
+        c.alive = false;
+        c.report.disposition = Disposition::Failed;
+        c.report.reason = fmt::format("numerical check run: {}", status.error);
+        return;
       }
-      const CheckResult result = compare_outputs(problem, expected, actual, tolerance);
-      if (!result.passed) {
-        c.report.disposition = Disposition::Incorrect;
-        c.report.reason = result.describe(problem.m * problem.n * problem.batch *
-                                          (complex ? 2 : 1));
-        finish(c);
-      }
+      actual = sets->read_check_output();
+    });
+    if (!ran || !c.alive) return true;
+    const CheckResult result = compare_outputs(problem, expected, actual, tolerance);
+    if (result.passed) return false;
+    c.report.disposition = Disposition::Incorrect;
+    c.report.reason = result.describe(compared);
+    return true;
+  };
+
+  // Check and screen together, fastest screening median first: the bar a candidate must clear is
+  // keep_factor × the best median of a *correct* candidate (Default included), so a fast wrong
+  // candidate can never screen out a correct one, and what is clearly slower than that bar is
+  // dropped without the cost of a check. Without screening every survivor is checked.
+  std::vector<Candidate*> order;
+  for (auto& c : candidates) {
+    if (c.alive && !c.is_default) order.push_back(&c);
+  }
+  const bool screened = screening_enabled(timing);
+  if (screened) {
+    std::stable_sort(order.begin(), order.end(), [](const Candidate* x, const Candidate* y) {
+      return x->report.stats.median_ms < y->report.stats.median_ms;
+    });
+  }
+  double best_ms = reference.report.stats.median_ms;
+  std::string best_name = reference.report.solution;
+  for (Candidate* c : order) {
+    const double median = c->report.stats.median_ms;
+    if (screened && median > timing.screening_keep_factor * best_ms) {
+      c->report.disposition = Disposition::ScreenedOut;
+      c->report.reason = fmt::format("screening median {:.4g} ms > {} x {:.4g} ms of {}", median,
+                                     timing.screening_keep_factor, best_ms, best_name);
+      finish(*c);
+      continue;
+    }
+    if (incorrect(*c)) {
+      finish(*c);
+      continue;
+    }
+    if (screened && median < best_ms) {
+      best_ms = median;
+      best_name = c->report.solution;
     }
   }
 
@@ -313,6 +352,7 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     }
     c.report.stats = m.stats;
     c.report.tflops = tflops_at(problem, m.stats.median_ms);
+    c.samples = std::move(m.samples_ms);
     c.report.disposition = Disposition::Slower;
     c.report.reason.clear();
     ++done;
@@ -329,7 +369,7 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   }
   Candidate* winner = &reference;
   if (fastest != nullptr &&
-      beats_default(fastest->report.stats, reference.report.stats, options_.default_margin_sigmas)) {
+      beats_default(fastest->samples, reference.samples, options_.default_margin_sigmas)) {
     winner = fastest;
   }
   winner->report.disposition = Disposition::Winner;

@@ -1,13 +1,14 @@
 // Tuner: tunes one problem on one backend with the solutions the registry offers for it.
 //
-//   enumerate → drop unsupported (reason kept) → screen (a few capped iterations; drop candidates
-//   clearly slower than the best so far) → numerical check against Default → warm up and measure
-//   the survivors under the caps → pick the lowest median.
+//   enumerate → drop unsupported (reason kept) → screen (a few capped iterations of each) →
+//   numerical check against Default, fastest screening median first, dropping as ScreenedOut what
+//   is slower than keep_factor × the best *correct* screening median → warm up and measure the
+//   survivors under the caps → pick the lowest median.
 //
 // Default is required (it is the numerical reference and the baseline), is never screened out and
 // is always measured. A candidate beats Default only when its median is lower by more than the
-// measured noise (default_margin_sigmas standard errors of the difference of the two medians);
-// otherwise Default wins. So a winner is never slower than Default, and two runs on one machine
+// measured noise (default_margin_sigmas standard errors of the difference of the two medians, see
+// beats_default); otherwise Default wins. So a winner is never slower than Default, and two runs on one machine
 // agree up to candidates whose times agree within noise.
 //
 // Every candidate ends with a Disposition, a reason where it did not compete, and the statistics
@@ -19,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -88,9 +90,11 @@ class Tuner {
   TunerOptions options_;
 };
 
-// The winner between Default and the fastest other candidate under `margin_sigmas` (see above):
-// true when `challenger` is faster than `default_stats` beyond the noise.
-bool beats_default(const Statistics& challenger, const Statistics& default_stats,
+// True when `challenger` is faster than `reference` (Default) beyond the noise: its median is
+// lower by more than `margin_sigmas` standard errors of the difference of the two medians. The
+// spread is estimated robustly (1.4826 × median absolute deviation), so that one outlier sample
+// neither hides a real gain nor invents one.
+bool beats_default(std::span<const double> challenger_ms, std::span<const double> reference_ms,
                    double margin_sigmas);
 
 }  // namespace gemmtune

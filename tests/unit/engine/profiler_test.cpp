@@ -1,0 +1,128 @@
+// The profiler's caps, chunking, flush placement and rotation, on a fake clock.
+#include "tuner/profiler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <set>
+
+#include "fake_backend.hpp"
+
+namespace gemmtune {
+namespace {
+
+using testing::Behaviour;
+using testing::FakeBackend;
+using testing::FakeSolution;
+using testing::FakeSolutionState;
+
+struct ProfilerFixture : ::testing::Test {
+  FakeBackend backend;
+  Problem problem = Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 8, 8, 8);
+  std::shared_ptr<FakeSolutionState> state = std::make_shared<FakeSolutionState>();
+
+  Measurement run(PhaseCaps caps, int copies = 1, bool flush = false) {
+    RotationPlan plan;
+    plan.copies = copies;
+    OperandSets sets(backend, problem, plan, 0, 1, 1.0, 0.0);
+    Profiler profiler(backend, sets, flush);
+    FakeSolution solution(backend.clock, state);
+    return profiler.run(solution, problem, caps);
+  }
+  void constant(double ms) {
+    state->time_ms = [ms](int) { return ms; };
+  }
+};
+
+TEST_F(ProfilerFixture, IterationCap) {
+  constant(1.0);
+  const Measurement m = run({5, 1000});
+  EXPECT_EQ(m.samples_ms.size(), 5u);
+  EXPECT_EQ(state->calls, 5);
+  EXPECT_DOUBLE_EQ(m.stats.median_ms, 1.0);
+}
+
+TEST_F(ProfilerFixture, DurationCap) {
+  constant(1.0);
+  const Measurement m = run({1000, 10});
+  EXPECT_EQ(m.samples_ms.size(), 10u);
+  EXPECT_EQ(backend.collects, 2);  // one iteration, then the nine that fit in one chunk
+  EXPECT_LE(std::accumulate(m.samples_ms.begin(), m.samples_ms.end(), 0.0), 10.0);
+}
+
+TEST_F(ProfilerFixture, DurationCapIsNotOvershotOnPurpose) {
+  constant(3.0);
+  const Measurement m = run({1000, 10});
+  EXPECT_EQ(m.samples_ms.size(), 3u);  // a fourth would reach 12 ms
+}
+
+TEST_F(ProfilerFixture, WhicheverCapComesFirst) {
+  constant(1.0);
+  EXPECT_EQ(run({3, 10}).samples_ms.size(), 3u);
+  EXPECT_EQ(run({30, 10}).samples_ms.size(), 10u);
+}
+
+TEST_F(ProfilerFixture, AtLeastOneIteration) {
+  constant(50.0);
+  EXPECT_EQ(run({100, 10}).samples_ms.size(), 1u);
+  EXPECT_EQ(run({0, 0}).samples_ms.size(), 1u);
+}
+
+TEST_F(ProfilerFixture, OnlyDurationCap) {
+  constant(2.0);
+  EXPECT_EQ(run({0, 9}).samples_ms.size(), 4u);
+}
+
+TEST_F(ProfilerFixture, ChunksAreSizedFromTheAverage) {
+  // A slow first iteration (cold) then fast ones: the chunks re-estimate and the cap holds.
+  state->time_ms = [](int call) { return call == 0 ? 4.0 : 1.0; };
+  const Measurement m = run({1000, 10});
+  EXPECT_LE(std::accumulate(m.samples_ms.begin(), m.samples_ms.end(), 0.0), 10.0);
+  // The average so far includes the cold sample, so the estimate stays on the safe side.
+  EXPECT_EQ(m.samples_ms.size(), 6u);  // 4 + 5 × 1
+}
+
+TEST_F(ProfilerFixture, NextChunk) {
+  EXPECT_EQ(next_chunk({100, 30}, 0, 0), 1);
+  EXPECT_EQ(next_chunk({100, 30}, 1, 0.5), 59);   // 29.5 ms left at 0.5 ms each
+  EXPECT_EQ(next_chunk({10, 30}, 1, 0.5), 9);     // iterations first
+  EXPECT_EQ(next_chunk({10, 30}, 10, 5), 0);
+  EXPECT_EQ(next_chunk({100, 30}, 5, 30), 0);
+  EXPECT_EQ(next_chunk({0, 0}, 1, 1), 0);
+  EXPECT_EQ(next_chunk({100, 0}, 40, 1e9), 60);   // no duration cap
+  EXPECT_EQ(next_chunk({100, 30}, 3, 0), 97);     // a timer that sees nothing: iterations decide
+}
+
+TEST_F(ProfilerFixture, FlushHappensOutsideTheTimedRegion) {
+  constant(1.0);
+  const Measurement m = run({6, 1000}, 1, true);
+  EXPECT_EQ(backend.flushes, 6);
+  for (double s : m.samples_ms) EXPECT_DOUBLE_EQ(s, 1.0);
+}
+
+TEST_F(ProfilerFixture, RotatesThroughEveryCopy) {
+  constant(1.0);
+  run({12, 1000}, 4);
+  const std::set<const void*> distinct(state->c_pointers.begin(), state->c_pointers.end());
+  EXPECT_EQ(distinct.size(), 4u);
+  EXPECT_NE(state->c_pointers[0], state->c_pointers[1]);
+  EXPECT_EQ(state->c_pointers[0], state->c_pointers[4]);
+}
+
+TEST_F(ProfilerFixture, FailedStatusStopsThePhase) {
+  constant(1.0);
+  state->behaviour = Behaviour::Fail;
+  const Measurement m = run({10, 1000});
+  EXPECT_FALSE(m.status);
+  EXPECT_EQ(m.status.error, "status 13");
+  EXPECT_EQ(state->calls, 1);
+  EXPECT_TRUE(m.samples_ms.empty());
+}
+
+TEST_F(ProfilerFixture, ExceptionsPropagate) {
+  state->behaviour = Behaviour::Throw;
+  EXPECT_THROW(run({10, 1000}), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,85 @@
+#include "tuner/rotation.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tuner/operand_sets.hpp"
+
+namespace gemmtune {
+namespace {
+
+constexpr std::size_t MiB = 1024 * 1024;
+constexpr std::size_t GiB = 1024 * MiB;
+
+TEST(Rotation, DefaultCoversTwiceTheLastLevelCache) {
+  const RotationPlan plan = plan_rotation(10 * MiB, 50 * MiB, 8 * GiB, std::nullopt, false);
+  EXPECT_EQ(plan.copies, 10);  // 100 MiB / 10 MiB
+  EXPECT_EQ(plan.target_bytes, 100 * MiB);
+  EXPECT_EQ(plan.footprint_bytes, 100 * MiB);
+  EXPECT_FALSE(plan.flush);
+  EXPECT_TRUE(plan.fits);
+}
+
+TEST(Rotation, RoundsUpToCoverTheTarget) {
+  EXPECT_EQ(plan_rotation(30 * MiB, 50 * MiB, 8 * GiB, std::nullopt, false).copies, 4);  // 120 >= 100
+}
+
+TEST(Rotation, ProblemLargerThanTargetNeedsOneCopy) {
+  const RotationPlan plan = plan_rotation(300 * MiB, 50 * MiB, 8 * GiB, std::nullopt, false);
+  EXPECT_EQ(plan.copies, 1);
+  EXPECT_FALSE(plan.flush);
+}
+
+TEST(Rotation, ExplicitMegabytes) {
+  EXPECT_EQ(plan_rotation(10 * MiB, 50 * MiB, 8 * GiB, 256.0, false).copies, 26);
+  EXPECT_EQ(plan_rotation(10 * MiB, 50 * MiB, 8 * GiB, 256.0, false).target_bytes, 256 * MiB);
+}
+
+TEST(Rotation, ZeroTurnsRotationOffWithoutFlush) {
+  const RotationPlan plan = plan_rotation(1 * MiB, 50 * MiB, 8 * GiB, 0.0, false);
+  EXPECT_EQ(plan.copies, 1);
+  EXPECT_EQ(plan.target_bytes, 0u);
+  EXPECT_FALSE(plan.flush);
+}
+
+TEST(Rotation, MemoryCapFallsBackToFlush) {
+  const RotationPlan plan = plan_rotation(10 * MiB, 500 * MiB, 45 * MiB, std::nullopt, false);
+  EXPECT_EQ(plan.copies, 4);  // what fits in 45 MiB
+  EXPECT_TRUE(plan.flush);
+  EXPECT_TRUE(plan.fits);
+}
+
+TEST(Rotation, FlushRequestedIsKept) {
+  EXPECT_TRUE(plan_rotation(10 * MiB, 50 * MiB, 8 * GiB, std::nullopt, true).flush);
+  EXPECT_TRUE(plan_rotation(10 * MiB, 50 * MiB, 8 * GiB, 0.0, true).flush);
+}
+
+TEST(Rotation, OneSetLargerThanMemoryDoesNotFit) {
+  const RotationPlan plan = plan_rotation(2 * GiB, 50 * MiB, 1 * GiB, std::nullopt, false);
+  EXPECT_FALSE(plan.fits);
+  EXPECT_NE(plan.describe().find("does not fit"), std::string::npos);
+}
+
+TEST(Rotation, UnknownCacheSizeMeansOneCopy) {
+  EXPECT_EQ(plan_rotation(1 * MiB, 0, 8 * GiB, std::nullopt, false).copies, 1);
+}
+
+TEST(Rotation, SlicesAreAligned) {
+  EXPECT_EQ(slice_bytes(1), kSliceAlignment);
+  EXPECT_EQ(slice_bytes(kSliceAlignment), kSliceAlignment);
+  EXPECT_EQ(slice_bytes(kSliceAlignment + 1), 2 * kSliceAlignment);
+}
+
+TEST(Rotation, SetBytesCountsEveryOperand) {
+  Problem p = Problem::make(OpKind::GemmAndBias, DType::Float32, Transpose::N, Transpose::N, 64, 32, 16);
+  // A 64×16, B 16×32, C 64×32 floats, bias 64 floats; each slice 256-byte aligned.
+  EXPECT_EQ(OperandSets::set_bytes(p), 64 * 16 * 4 + 16 * 32 * 4 + 64 * 32 * 4 + 256);
+}
+
+TEST(Rotation, PoisonIsNaNForEveryType) {
+  EXPECT_EQ(poison_byte(DType::Float32), 0xFF);
+  EXPECT_EQ(poison_byte(DType::Float8E4M3Fnuz), 0x80);
+  EXPECT_EQ(poison_byte(DType::Float8E5M2Fnuz), 0x80);
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,274 @@
+// The Tuner's pipeline on a fake backend: dispositions, screening, checks, selection, failures.
+#include "tuner/tuner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "fake_backend.hpp"
+
+namespace gemmtune {
+namespace {
+
+using testing::Behaviour;
+using testing::FakeBackend;
+using testing::FakeProvider;
+
+struct TunerFixture : ::testing::Test {
+  FakeBackend backend;
+  Registry registry;
+  std::shared_ptr<FakeProvider> provider = std::make_shared<FakeProvider>(backend.clock);
+  Problem problem = Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 8, 6, 5);
+  TunerOptions options;
+
+  TunerFixture() {
+    registry.add(provider);
+    options.timing.rotating_buffer_mb = 0.0;
+    options.timing.max_tuning_iterations = 20;
+    options.timing.max_tuning_duration_ms = 1000;
+  }
+  TuningReport tune() { return Tuner(backend, registry, options).tune(problem); }
+  static const CandidateReport& find(const TuningReport& r, std::string_view name) {
+    auto it = std::find_if(r.candidates.begin(), r.candidates.end(),
+                           [&](const CandidateReport& c) { return c.solution == name; });
+    EXPECT_NE(it, r.candidates.end()) << name;
+    return *it;
+  }
+};
+
+TEST_F(TunerFixture, LowestMedianWins) {
+  provider->add("Default", 2.0);
+  provider->add("Fast", 1.0);
+  provider->add("Medium", 1.5);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Fast");
+  EXPECT_EQ(find(r, "Fast").disposition, Disposition::Winner);
+  EXPECT_EQ(find(r, "Medium").disposition, Disposition::Slower);
+  EXPECT_EQ(find(r, "Default").disposition, Disposition::Slower);
+  EXPECT_DOUBLE_EQ(r.winner_stats.median_ms, 1.0);
+  EXPECT_DOUBLE_EQ(r.default_stats.median_ms, 2.0);
+  EXPECT_DOUBLE_EQ(r.speedup_over_default(), 2.0);
+  EXPECT_GT(find(r, "Fast").tflops, 0);
+}
+
+TEST_F(TunerFixture, SelectsByMedianNotMean) {
+  provider->add("Default", 2.0);
+  // Spiky: 1 ms but every fifth sample 100 ms — mean ~20.8 ms, median 1 ms.
+  auto spiky = provider->add("Spiky");
+  spiky->time_ms = [](int call) { return call % 5 == 4 ? 100.0 : 1.0; };
+  provider->add("Steady", 1.2);
+  options.timing.screening_iterations = 0;  // keep screening out of it
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_GT(find(r, "Spiky").stats.mean_ms, find(r, "Steady").stats.mean_ms);
+  EXPECT_EQ(r.winner, "Spiky");
+}
+
+TEST_F(TunerFixture, DefaultWinsTies) {
+  provider->add("Default", 1.0);
+  provider->add("Same", 1.0);
+  EXPECT_EQ(tune().winner, "Default");
+}
+
+TEST_F(TunerFixture, DefaultWinsWithinNoise) {
+  auto d = provider->add("Default");
+  d->time_ms = [](int call) { return call % 2 ? 1.2 : 0.8; };  // median 1.0, noisy
+  provider->add("Slightly", 0.99);
+  EXPECT_EQ(tune().winner, "Default");
+  options.default_margin_sigmas = 0;  // lowest median outright
+  EXPECT_EQ(tune().winner, "Slightly");
+}
+
+TEST_F(TunerFixture, FaultySolutionNeverWins) {
+  provider->add("Default", 2.0);
+  provider->add("Wrong", 0.1, Behaviour::Wrong);
+  provider->add("Lazy", 0.1, Behaviour::NoWrite);  // leaves C poisoned
+  provider->add("Right", 1.5);  // > 1.5 × the wrong ones: they must not screen it out
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Right");
+  EXPECT_EQ(find(r, "Wrong").disposition, Disposition::Incorrect);
+  EXPECT_NE(find(r, "Wrong").reason.find("C[1,1]"), std::string::npos) << find(r, "Wrong").reason;
+  EXPECT_EQ(find(r, "Lazy").disposition, Disposition::Incorrect);
+  EXPECT_NE(find(r, "Lazy").reason.find("nan"), std::string::npos) << find(r, "Lazy").reason;
+}
+
+TEST_F(TunerFixture, CheckOffLetsAnyResultCompete) {
+  provider->add("Default", 2.0);
+  provider->add("Wrong", 0.1, Behaviour::Wrong);
+  options.check = parse_numerical_check("off");
+  EXPECT_EQ(tune().winner, "Wrong");
+}
+
+TEST_F(TunerFixture, ThrowingAndFailingCandidatesDoNotStopTheSweep) {
+  provider->add("Default", 2.0);
+  provider->add("Thrower", 0.5, Behaviour::Throw);
+  provider->add("Failer", 0.5, Behaviour::Fail);
+  provider->add("Good", 1.0);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Good");
+  EXPECT_EQ(find(r, "Thrower").disposition, Disposition::Failed);
+  EXPECT_NE(find(r, "Thrower").reason.find("kaboom"), std::string::npos);
+  EXPECT_EQ(find(r, "Failer").disposition, Disposition::Failed);
+  EXPECT_NE(find(r, "Failer").reason.find("status 13"), std::string::npos);
+}
+
+TEST_F(TunerFixture, UnsupportedIsRecordedWithItsReason) {
+  provider->add("Default", 2.0);
+  auto u = provider->add("Picky", 0.1);
+  u->support = Support::no("needs k % 64 == 0");
+  const TuningReport r = tune();
+  EXPECT_EQ(find(r, "Picky").disposition, Disposition::Unsupported);
+  EXPECT_EQ(find(r, "Picky").reason, "needs k % 64 == 0");
+  EXPECT_EQ(u->calls, 0);
+  EXPECT_EQ(r.winner, "Default");
+}
+
+TEST_F(TunerFixture, ScreeningDropsClearlySlowerCandidates) {
+  provider->add("Default", 1.0);
+  auto slow = provider->add("Slow", 10.0);
+  provider->add("Close", 1.2);  // within 1.5× of the best: kept
+  const TuningReport r = tune();
+  EXPECT_EQ(find(r, "Slow").disposition, Disposition::ScreenedOut);
+  EXPECT_NE(find(r, "Slow").reason.find("Default"), std::string::npos);
+  EXPECT_EQ(find(r, "Close").disposition, Disposition::Slower);
+  // Screening caps: 3 iterations or 5 ms — the 10 ms candidate ran once.
+  EXPECT_EQ(find(r, "Slow").stats.iterations, 1);
+  EXPECT_EQ(slow->calls, 1);
+}
+
+TEST_F(TunerFixture, ScreeningHonoursBothCaps) {
+  provider->add("Default", 1.0);
+  auto c = provider->add("C", 1.0);
+  options.timing.screening_iterations = 3;
+  options.timing.screening_duration_ms = 1000;
+  options.timing.max_tuning_iterations = 10;
+  options.check = parse_numerical_check("off");
+  tune();
+  EXPECT_EQ(c->calls, 3 + 10);  // screening + measurement
+  c->calls = 0;
+  options.timing.screening_iterations = 100;
+  options.timing.screening_duration_ms = 2.5;  // 2 iterations of 1 ms fit
+  tune();
+  EXPECT_EQ(c->calls, 2 + 10);
+}
+
+TEST_F(TunerFixture, WarmupHonoursBothCaps) {
+  provider->add("Default", 1.0);
+  auto c = provider->add("C", 1.0);
+  options.timing.max_tuning_iterations = 10;
+  options.timing.max_warmup_iterations = 4;
+  tune();
+  EXPECT_EQ(c->calls, 3 + 1 + 4 + 10);  // screening, check, warmup, measurement
+  c->calls = 0;
+  options.timing.max_warmup_iterations = 0;
+  options.timing.max_warmup_duration_ms = 2.5;
+  tune();
+  EXPECT_EQ(c->calls, 3 + 1 + 2 + 10);
+  c->calls = 0;
+  options.timing.max_warmup_iterations = 1;
+  options.timing.max_warmup_duration_ms = 100;
+  tune();
+  EXPECT_EQ(c->calls, 3 + 1 + 1 + 10);
+}
+
+TEST_F(TunerFixture, MeasurementDurationCap) {
+  provider->add("Default", 2.0);
+  options.timing.max_tuning_iterations = 100;
+  options.timing.max_tuning_duration_ms = 20;
+  const TuningReport r = tune();
+  EXPECT_EQ(r.default_stats.iterations, 10);
+}
+
+TEST_F(TunerFixture, DefaultIsRequired) {
+  provider->add("Other", 1.0);
+  const TuningReport r = tune();
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("Default"), std::string::npos);
+  ASSERT_EQ(r.candidates.size(), 1u);
+}
+
+TEST_F(TunerFixture, UnsupportedDefaultIsAnError) {
+  auto d = provider->add("Default", 1.0);
+  d->support = Support::no("no fp8 here");
+  provider->add("Other", 1.0);
+  const TuningReport r = tune();
+  EXPECT_NE(r.error.find("no fp8 here"), std::string::npos) << r.error;
+  EXPECT_TRUE(r.winner.empty());
+}
+
+TEST_F(TunerFixture, ThrowingDefaultIsAnErrorNotACrash) {
+  provider->add("Default", 1.0, Behaviour::Throw);
+  provider->add("Other", 1.0);
+  const TuningReport r = tune();
+  EXPECT_NE(r.error.find("kaboom"), std::string::npos) << r.error;
+  EXPECT_EQ(r.candidates.size(), 2u);
+}
+
+TEST_F(TunerFixture, OperandsTooLargeForMemoryIsAnError) {
+  FakeBackend small(1 << 20, 1 << 20);  // 1 MiB of memory
+  Registry reg;
+  auto p = std::make_shared<FakeProvider>(small.clock);
+  p->add("Default", 1.0);
+  reg.add(p);
+  problem = Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 4096, 4096, 4096);
+  const TuningReport r = Tuner(small, reg, options).tune(problem);
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("MiB"), std::string::npos) << r.error;
+  EXPECT_EQ(small.allocations, 0);
+}
+
+TEST_F(TunerFixture, InvalidProblemIsAnError) {
+  provider->add("Default", 1.0);
+  problem.lda = 2;  // smaller than m
+  EXPECT_NE(tune().error.find("invalid problem"), std::string::npos);
+}
+
+TEST_F(TunerFixture, DuplicateNamesCompeteOnce) {
+  provider->add("Default", 2.0);
+  provider->add("Twin", 1.0);
+  provider->add("Twin", 0.5);
+  const TuningReport r = tune();
+  EXPECT_EQ(r.winner, "Twin");
+  EXPECT_DOUBLE_EQ(r.winner_stats.median_ms, 1.0);
+  EXPECT_EQ(r.candidates.back().disposition, Disposition::Failed);
+}
+
+TEST_F(TunerFixture, ProgressReportsEveryCandidate) {
+  provider->add("Default", 1.0);
+  provider->add("A", 1.0);
+  provider->add("B", 10.0);
+  auto u = provider->add("U");
+  u->support = Support::no("no");
+  std::vector<int> done;
+  int total = 0;
+  Tuner(backend, registry, options).tune(problem, [&](const CandidateReport&, int d, int t) {
+    done.push_back(d);
+    total = t;
+  });
+  EXPECT_EQ(total, 4);
+  EXPECT_EQ(done, (std::vector<int>{1, 2, 3, 4}));
+}
+
+TEST_F(TunerFixture, RotationFollowsTheCacheByDefault) {
+  provider->add("Default", 1.0);
+  options.timing.rotating_buffer_mb.reset();  // 2 × 1 MiB LLC of the fake backend
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok());
+  EXPECT_GE(r.rotation.footprint_bytes, 2u << 20);
+  EXPECT_GT(r.rotation.copies, 100);
+  EXPECT_FALSE(r.rotation.flush);
+}
+
+TEST(BeatsDefault, RobustToOutliers) {
+  std::vector<double> reference(50, 2.0), challenger(50, 1.0);
+  challenger[3] = 1000;  // one outlier must not hide a 2× gain
+  EXPECT_TRUE(beats_default(challenger, reference, 2.0));
+  EXPECT_FALSE(beats_default(reference, challenger, 2.0));
+  EXPECT_FALSE(beats_default({}, reference, 2.0));
+}
+
+}  // namespace
+}  // namespace gemmtune
