@@ -1,0 +1,104 @@
+// gemmtune db check FILE: parses a results file, lists its entries, and explains its validators
+// against the current environment (or against another results file with --against).
+//
+// Exit: 0 usable here; 4 (validator mismatch) when a validator differs; 3 (bad input) when lines
+// had to be skipped.
+#include <fmt/format.h>
+
+#include "cli/app.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/results_view.hpp"
+#include "drivers/backend_factory.hpp"
+#include "tuner/error.hpp"
+#include "validator/collect.hpp"
+#include "validator/compare.hpp"
+
+namespace gemmtune::cli {
+namespace {
+
+struct DbCheckOptions {
+  std::string file;
+  std::string against;
+  std::string backend = "auto";
+  int device = 0;
+  bool strict = false;
+  bool strict_keys = false;
+};
+
+struct Reference {
+  std::string description;
+  Environment environment;
+};
+
+Reference reference_environment(const DbCheckOptions& options) {
+  if (!options.against.empty()) {
+    const LoadedStore other = load_store(options.against, options.strict);
+    if (other.tables.size() != 1) {
+      throw InputError(fmt::format("--against {}: holds {} environments; give a file with one",
+                                   options.against, other.tables.size()));
+    }
+    return {fmt::format("{}", options.against), other.tables.front().environment};
+  }
+  const BackendSession session = open_backend(parse_backend_kind(options.backend), options.device);
+  const auto& props = session.backend->properties();
+  return {fmt::format("the current environment ({} device {}: {})", props.backend, props.ordinal,
+                      props.name),
+          collect_environment(*session.backend)};
+}
+
+void run_db_check(const DbCheckOptions& options) {
+  const LoadedStore loaded = load_store(options.file, options.strict);
+  const Reference reference = reference_environment(options);
+  std::size_t mismatched_tables = 0;
+  int index = 0;
+  for (const auto& table : loaded.tables) {
+    fmt::print("{} ({}), environment {} of {}: {} entries\n\n{}\n", loaded.path.string(),
+               loaded.kind, ++index, loaded.tables.size(), table.entries.size(),
+               format_entries(table));
+    const Comparison comparison = compare_environments(
+        table.environment, reference.environment, {.strict_keys = options.strict_keys});
+    fmt::print("Validators against {}:\n{}", reference.description, comparison.explain());
+    if (comparison.matches()) {
+      fmt::print("=> usable: no validator differs\n\n");
+    } else {
+      ++mismatched_tables;
+      fmt::print("=> REFUSED: {} validator(s) differ; gemmtune will not use these results here "
+                 "(pass --ignore-validators to tune or load them anyway)\n\n",
+                 comparison.mismatch_count());
+    }
+  }
+  fmt::print("Summary: {} environment(s), {}\n", loaded.tables.size(),
+             loaded.diagnostics.summary());
+  if (mismatched_tables > 0) {
+    throw ExitWith(ExitCode::ValidatorMismatch,
+                   fmt::format("{}: validators differ from {}", options.file,
+                               reference.description));
+  }
+  if (loaded.diagnostics.error_count() > 0) {
+    throw ExitWith(ExitCode::BadInput, loaded.diagnostics.summary());
+  }
+}
+
+}  // namespace
+
+void setup_db_check(CLI::App& db) {
+  auto options = std::make_shared<DbCheckOptions>();
+  auto* cmd = db.add_subcommand(
+      "check", "Parse a results file and explain its validators against this machine");
+  cmd->add_option("file", options->file, "Results file (.csv, .db, .sqlite)")->required();
+  cmd->add_option("--against", options->against,
+                  "Compare with the validators of this results file instead of this machine");
+  cmd->add_option("--backend", options->backend, "Backend whose environment to compare with")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->envname("GEMMTUNE_BACKEND")
+      ->capture_default_str();
+  cmd->add_option("--device", options->device, "Device ordinal")
+      ->envname("GEMMTUNE_DEVICE")
+      ->capture_default_str();
+  cmd->add_flag("--strict", options->strict, "Fail on the first bad line instead of skipping it");
+  cmd->add_flag("--strict-keys", options->strict_keys,
+                "Also refuse when the two sides have different validator keys (PyTorch's rule)");
+  cmd->callback([options] { run_db_check(*options); });
+}
+
+}  // namespace gemmtune::cli

@@ -1,0 +1,107 @@
+// gemmtune db convert IN OUT: CSV ↔ SQLite, keeping every winner and validator; or, with
+// --for-pytorch / --validator, a CSV file that PyTorch TunableOp will load (exactly the given
+// validators, only solutions PyTorch understands).
+#include <fmt/format.h>
+
+#include "cli/app.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/results_view.hpp"
+#include "db/convert.hpp"
+#include "db/results_store.hpp"
+#include "tuner/error.hpp"
+#include "validator/pytorch_validators.hpp"
+
+namespace gemmtune::cli {
+namespace {
+
+struct DbConvertOptions {
+  std::string input;
+  std::string output;
+  std::size_t environment = 0;  // 1-based; 0 = all
+  std::string for_pytorch;
+  std::vector<std::string> validators;
+  bool strict = false;
+};
+
+bool pytorch_mode(const DbConvertOptions& o) {
+  return !o.for_pytorch.empty() || !o.validators.empty();
+}
+
+ResultsTable select_table(const LoadedStore& loaded, std::size_t environment) {
+  if (environment > 0) {
+    if (environment > loaded.tables.size()) {
+      throw InputError(fmt::format("--environment {}: {} holds {} environment(s)", environment,
+                                   loaded.path.string(), loaded.tables.size()));
+    }
+    return loaded.tables[environment - 1];
+  }
+  if (loaded.tables.size() != 1) {
+    throw InputError(fmt::format("{} holds {} environments; choose one with --environment N",
+                                 loaded.path.string(), loaded.tables.size()));
+  }
+  return loaded.tables.front();
+}
+
+void convert_for_pytorch(const DbConvertOptions& options) {
+  if (std::filesystem::path(options.output).extension() != ".csv") {
+    throw InputError(fmt::format("{}: PyTorch reads CSV results files only", options.output));
+  }
+  const LoadedStore loaded = load_store(options.input, options.strict);
+  ResultsTable table = select_table(loaded, options.environment);
+  Environment validators;
+  if (!options.for_pytorch.empty()) {
+    validators = select_table(load_store(options.for_pytorch, options.strict), 0).environment;
+  }
+  const Environment given = environment_from_assignments(options.validators);
+  for (const auto& [key, value] : given.entries()) validators.set(key, value);
+  ResultsTable out;
+  out.environment = validators;
+  std::size_t dropped = 0;
+  for (const auto& entry : table.entries) {
+    if (!pytorch_understands_solution(entry.solution)) {
+      fmt::print(stderr, "left out (PyTorch does not know solution '{}'): {},{}\n",
+                 entry.solution, entry.op_signature, entry.params_signature);
+      ++dropped;
+      continue;
+    }
+    out.upsert(entry, table.time_text_of(entry));
+  }
+  open_results_store(options.output)->write(out);
+  fmt::print("wrote {} entries for PyTorch to {} ({} left out), validators:\n{}",
+             out.entries.size(), options.output, dropped, format_validators(out.environment));
+}
+
+void run_db_convert(const DbConvertOptions& options) {
+  if (pytorch_mode(options)) {
+    convert_for_pytorch(options);
+    return;
+  }
+  Diagnostics diagnostics(options.strict);
+  ConvertOptions convert;
+  if (options.environment > 0) convert.environment = options.environment;
+  const ConvertReport report = convert_file(options.input, options.output, convert, diagnostics);
+  if (!diagnostics.empty()) fmt::print(stderr, "{}", diagnostics.format_all());
+  fmt::print("converted {} environment(s), {} entries: {} -> {}\n", report.tables,
+             report.entries, options.input, options.output);
+  if (diagnostics.error_count() > 0) throw ExitWith(ExitCode::BadInput, diagnostics.summary());
+}
+
+}  // namespace
+
+void setup_db_convert(CLI::App& db) {
+  auto options = std::make_shared<DbConvertOptions>();
+  auto* cmd = db.add_subcommand("convert", "Convert a results file between CSV and SQLite");
+  cmd->add_option("input", options->input, "Results file to read")->required();
+  cmd->add_option("output", options->output, "Results file to write (format by extension)")
+      ->required();
+  cmd->add_option("--environment", options->environment,
+                  "Convert only the N-th environment of a multi-environment database (1-based)");
+  cmd->add_option("--for-pytorch", options->for_pytorch,
+                  "Write for PyTorch TunableOp: use exactly this PyTorch results file's validators");
+  cmd->add_option("--validator", options->validators,
+                  "Write for PyTorch TunableOp with this validator (KEY=VALUE, repeatable)");
+  cmd->add_flag("--strict", options->strict, "Fail on the first bad line instead of skipping it");
+  cmd->callback([options] { run_db_convert(*options); });
+}
+
+}  // namespace gemmtune::cli

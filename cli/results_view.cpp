@@ -1,0 +1,56 @@
+#include "cli/results_view.hpp"
+
+#include <fmt/format.h>
+
+#include "cli/text_table.hpp"
+#include "db/results_store.hpp"
+#include "tuner/error.hpp"
+#include "tuner/problem.hpp"
+
+namespace gemmtune::cli {
+
+LoadedStore load_store(const std::filesystem::path& path, bool strict) {
+  if (!std::filesystem::exists(path)) {
+    throw InputError(fmt::format("{}: no such file", path.string()));
+  }
+  LoadedStore loaded{path, {}, {}, Diagnostics(strict)};
+  auto store = open_results_store(path);
+  loaded.kind = std::string(store->kind());
+  loaded.tables = store->load(loaded.diagnostics);
+  if (!loaded.diagnostics.empty()) fmt::print(stderr, "{}", loaded.diagnostics.format_all());
+  return loaded;
+}
+
+std::string format_validators(const Environment& environment) {
+  if (environment.empty()) return "  (no validators)\n";
+  std::string out;
+  for (const auto& [key, value] : environment.entries()) {
+    out += fmt::format("  {} = {}\n", key, value);
+  }
+  return out;
+}
+
+std::string format_entries(const ResultsTable& table) {
+  TextTable t;
+  t.column("#", TextTable::Align::Right)
+      .column("op_signature")
+      .column("params_signature")
+      .column("time_ms", TextTable::Align::Right)
+      .column("TFLOPS", TextTable::Align::Right)
+      .column("solution");
+  int index = 0;
+  for (const auto& e : table.entries) {
+    std::string tflops = "-";
+    try {
+      const Problem p = parse_problem(e.op_signature, e.params_signature);
+      if (e.time_ms > 0) tflops = fmt::format("{:.3f}", p.flops() / (e.time_ms * 1e-3) / 1e12);
+    } catch (const InputError&) {
+      tflops = "?";  // a kind this version cannot parse; the line is kept as it is
+    }
+    t.add_row({fmt::format("{}", ++index), e.op_signature, e.params_signature,
+               table.time_text_of(e), tflops, e.solution});
+  }
+  return t.render();
+}
+
+}  // namespace gemmtune::cli

@@ -1,0 +1,64 @@
+#include "drivers/backend_factory.hpp"
+
+#include <fmt/format.h>
+
+#include "solutions/cpu/cpu_backend.hpp"
+#include "solutions/cpu/register_cpu.hpp"
+#include "tuner/error.hpp"
+#ifdef GEMMTUNE_HAVE_CUDA
+#include "solutions/cuda/cuda_backend.hpp"
+#include "solutions/cuda/register_cuda.hpp"
+#endif
+
+namespace gemmtune {
+
+BackendKind parse_backend_kind(std::string_view text) {
+  if (text == "auto") return BackendKind::Auto;
+  if (text == "cpu") return BackendKind::Cpu;
+  if (text == "cuda") return BackendKind::Cuda;
+  throw InputError(fmt::format("unknown backend '{}' (expected auto, cpu or cuda)", text));
+}
+
+std::string_view to_string(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::Auto: return "auto";
+    case BackendKind::Cpu: return "cpu";
+    case BackendKind::Cuda: return "cuda";
+  }
+  return "?";
+}
+
+bool cuda_available() {
+#ifdef GEMMTUNE_HAVE_CUDA
+  return cuda::cuda_device_count() > 0;
+#else
+  return false;
+#endif
+}
+
+BackendSession open_backend(BackendKind kind, int ordinal) {
+  BackendSession session;
+  session.registry = std::make_shared<Registry>();
+  if (kind == BackendKind::Auto) kind = cuda_available() ? BackendKind::Cuda : BackendKind::Cpu;
+  if (kind == BackendKind::Cpu) {
+    session.backend = std::make_unique<cpu::CpuBackend>();
+    register_cpu_solutions(*session.registry);
+    return session;
+  }
+#ifdef GEMMTUNE_HAVE_CUDA
+  const int count = cuda::cuda_device_count();
+  if (count == 0) throw InputError("--backend cuda: no CUDA GPU is visible on this machine");
+  if (ordinal < 0 || ordinal >= count) {
+    throw InputError(fmt::format("--device {}: this machine has {} CUDA GPU(s), 0 to {}", ordinal,
+                                 count, count - 1));
+  }
+  session.backend = std::make_unique<cuda::CudaBackend>(ordinal);
+  cuda::register_cuda_solutions(*session.registry);
+  return session;
+#else
+  (void)ordinal;
+  throw InputError("--backend cuda: this gemmtune was built without CUDA (GEMMTUNE_WITH_CUDA=OFF)");
+#endif
+}
+
+}  // namespace gemmtune

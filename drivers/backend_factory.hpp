@@ -1,0 +1,33 @@
+// Choosing a backend: `auto` picks CUDA where a GPU is present and the CPU otherwise. The
+// registry that comes with it holds the providers of that backend's solutions, registered by the
+// backend's own registration function, plus any the caller adds.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "tuner/backend.hpp"
+#include "tuner/registry.hpp"
+
+namespace gemmtune {
+
+enum class BackendKind { Auto, Cpu, Cuda };
+
+// "auto", "cpu", "cuda"; throws InputError naming the accepted values.
+BackendKind parse_backend_kind(std::string_view text);
+std::string_view to_string(BackendKind kind);
+
+// Whether this build has the CUDA backend and a usable GPU.
+bool cuda_available();
+
+struct BackendSession {
+  std::unique_ptr<Backend> backend;
+  std::shared_ptr<Registry> registry;
+};
+
+// Opens the backend on device `ordinal` and registers its solutions. Asking for CUDA where it
+// is missing (not built, no driver, no GPU) is an InputError saying which.
+BackendSession open_backend(BackendKind kind, int ordinal = 0);
+
+}  // namespace gemmtune
