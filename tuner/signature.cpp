@@ -90,6 +90,25 @@ std::vector<DType> parse_dtype_list(std::string_view text, std::size_t count) {
   return types;
 }
 
+// Problem's batch strides multiply a leading dimension by a column count unchecked; a signature
+// whose product overflows 64 bits must be refused before that arithmetic runs (found by the
+// fuzzer in fuzz/: signed overflow is undefined behaviour).
+std::optional<std::string> ld_overflow_reason(const Problem& p) {
+  struct Ld {
+    const char* name;
+    std::int64_t ld, cols;
+  };
+  for (const Ld& x : {Ld{"lda", p.lda, p.a_cols()}, Ld{"ldb", p.ldb, p.b_cols()},
+                      Ld{"ldc", p.ldc, p.n}}) {
+    std::int64_t product = 0;
+    if (__builtin_mul_overflow(x.ld, x.cols, &product)) {
+      return fmt::format("operand sizes overflow 64-bit element counts ({}={} times {} columns)",
+                         x.name, x.ld, x.cols);
+    }
+  }
+  return std::nullopt;
+}
+
 struct OpSignature {
   OpKind op;
   std::vector<DType> types;  // one, or A, B, C for ScaledGemm
@@ -212,6 +231,7 @@ Problem parse_problem(std::string_view op_sig, std::string_view params_sig) {
     fail(fmt::format("params signature '{}' has unexpected trailing '{}' (expected {})",
                      params_sig, extra, kParamsGrammar));
   }
+  if (auto why = ld_overflow_reason(p)) fail(*why);
   if (auto why = p.invalid_reason()) fail(*why);
   return p;
 }
