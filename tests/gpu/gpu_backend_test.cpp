@@ -1,0 +1,113 @@
+// CudaBackend on a real GPU: properties read from the device, validators, random fill in every
+// type, copies, timers and cache flush.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "solutions/cuda/cuda_backend.hpp"
+#include "solutions/cuda/cuda_device.hpp"
+#include "tuner/error.hpp"
+
+namespace gemmtune {
+namespace {
+
+class CudaBackendTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    backend_ = std::make_unique<CudaBackend>(0);
+  }
+  std::unique_ptr<CudaBackend> backend_;
+};
+
+TEST_F(CudaBackendTest, PropertiesComeFromTheDevice) {
+  const DeviceProperties& p = backend_->properties();
+  fmt::print("{} {} memory {} B, L2 {} B, {} SMs\n", p.name, p.architecture, p.memory_bytes,
+             p.last_level_cache_bytes, p.compute_units);
+  EXPECT_EQ(p.backend, "cuda");
+  EXPECT_FALSE(p.name.empty());
+  EXPECT_EQ(p.architecture.rfind("sm_", 0), 0u);
+  EXPECT_GT(p.memory_bytes, std::size_t{1} << 30);
+  EXPECT_GT(p.last_level_cache_bytes, std::size_t{1} << 20);
+  EXPECT_GT(p.compute_units, 0);
+}
+
+TEST_F(CudaBackendTest, VersionsNameEverythingThatChangesAResult) {
+  const Environment env = backend_->versions();
+  for (const char* key : {"CUDA_RUNTIME_VERSION", "CUDA_DRIVER_VERSION", "CUBLAS_VERSION",
+                          "CUBLASLT_VERSION", "GPU_NAME", "GPU_COMPUTE_CAPABILITY",
+                          "GPU_SM_COUNT"}) {
+    ASSERT_TRUE(env.contains(key)) << key;
+    EXPECT_FALSE(env.get(key)->empty()) << key;
+    fmt::print("{} = {}\n", key, *env.get(key));
+  }
+}
+
+TEST_F(CudaBackendTest, RandomFillIsNonZeroBoundedAndReproducible) {
+  constexpr std::int64_t n = 100003;
+  for (DType d : {DType::Float32, DType::TF32, DType::Float64, DType::Float16, DType::BFloat16,
+                  DType::Float8E4M3, DType::Float8E5M2, DType::ComplexFloat32}) {
+    SCOPED_TRACE(std::string(info(d).cli_name));
+    auto buffer = backend_->allocate(static_cast<std::size_t>(n) * element_bytes(d));
+    backend_->fill_random(*buffer, d, n, 42);
+    const auto values = backend_->read_as_double(*buffer, d, n);
+    ASSERT_EQ(values.size(), static_cast<std::size_t>(n * (info(d).is_complex ? 2 : 1)));
+    double sum = 0;
+    int negative = 0;
+    for (double v : values) {
+      ASSERT_TRUE(std::isfinite(v));
+      ASSERT_NE(v, 0.0);
+      ASSERT_LE(std::abs(v), 1.0);
+      sum += v;
+      negative += v < 0;
+    }
+    EXPECT_LT(std::abs(sum / static_cast<double>(values.size())), 0.02);  // centred
+    EXPECT_NEAR(negative / static_cast<double>(values.size()), 0.5, 0.02);
+    backend_->fill_random(*buffer, d, n, 42);
+    EXPECT_EQ(backend_->read_as_double(*buffer, d, n), values);
+    backend_->fill_random(*buffer, d, n, 43);
+    EXPECT_NE(backend_->read_as_double(*buffer, d, n), values);
+  }
+}
+
+TEST_F(CudaBackendTest, FillBytesAndCopy) {
+  auto a = backend_->allocate(4096);
+  auto b = backend_->allocate(4096);
+  backend_->fill_bytes(*a, 0);
+  backend_->fill_random(*b, DType::Float32, 1024, 1);
+  backend_->copy(*a, *b, 4096);
+  EXPECT_EQ(backend_->read_as_double(*a, DType::Float32, 1024),
+            backend_->read_as_double(*b, DType::Float32, 1024));
+  backend_->fill_bytes(*a, 0xff);
+  for (double v : backend_->read_as_double(*a, DType::BFloat16, 2048)) ASSERT_TRUE(std::isnan(v));
+  EXPECT_THROW(backend_->copy(*a, *b, 8192), Error);
+}
+
+TEST_F(CudaBackendTest, TimerGivesOneSamplePerIteration) {
+  auto timer = backend_->make_timer();
+  auto buffer = backend_->allocate(64 << 20);
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 5; ++i) {
+      timer->begin_iteration();
+      backend_->fill_bytes(*buffer, static_cast<unsigned char>(i));
+      timer->end_iteration();
+    }
+    const auto samples = timer->collect_ms();
+    ASSERT_EQ(samples.size(), 5u);
+    for (double ms : samples) {
+      EXPECT_GT(ms, 0.0);
+      EXPECT_LT(ms, 1000.0);
+    }
+  }
+  EXPECT_TRUE(timer->collect_ms().empty());
+}
+
+TEST_F(CudaBackendTest, FlushCacheRuns) {
+  backend_->flush_cache();
+  backend_->flush_cache();
+  backend_->synchronize();
+  EXPECT_FALSE(cuda_sticky_error());
+}
+
+}  // namespace
+}  // namespace gemmtune

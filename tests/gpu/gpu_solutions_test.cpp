@@ -1,0 +1,193 @@
+// Every solution of both CUDA providers agrees with a double-precision host reference, for every
+// dtype, transpose and kind; Default runs every fixture line PyTorch recorded.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "gpu_support.hpp"
+#include "solutions/cuda/cublas_default.hpp"
+#include "solutions/cuda/cublaslt_provider.hpp"
+#include "solutions/cuda/cuda_device.hpp"
+
+namespace gemmtune {
+namespace {
+
+using gpu_test::DeviceOperands;
+
+constexpr std::array kTransposes{std::pair{Transpose::N, Transpose::N},
+                                 std::pair{Transpose::N, Transpose::T},
+                                 std::pair{Transpose::T, Transpose::N},
+                                 std::pair{Transpose::T, Transpose::T}};
+
+// Leading dimensions padded past the rows, so that ld and rows are told apart.
+Problem padded(Problem p, std::int64_t pad) {
+  p.lda = p.a_rows() + pad;
+  p.ldb = p.b_rows() + pad;
+  p.ldc = p.m + pad;
+  return p;
+}
+
+struct Case {
+  Problem problem;
+  double alpha = 1.0;
+  double beta = 0.0;
+};
+
+std::string describe(const Case& c) {
+  return fmt::format("{},{} alpha={} beta={}", c.problem.op_signature(),
+                     c.problem.params_signature(), c.alpha, c.beta);
+}
+
+std::vector<Case> real_cases() {
+  std::vector<Case> cases;
+  for (DType d : {DType::Float32, DType::TF32, DType::Float16, DType::BFloat16, DType::Float64}) {
+    for (auto [ta, tb] : kTransposes) {
+      cases.push_back({padded(Problem::make(OpKind::Gemm, d, ta, tb, 192, 80, 144), 8), 0.75, 0.5});
+      cases.push_back({padded(Problem::make(OpKind::GemmAndBias, d, ta, tb, 128, 48, 96), 8)});
+      Problem batched = padded(Problem::make(OpKind::GemmStridedBatched, d, ta, tb, 64, 40, 72), 8);
+      batched.batch = 3;
+      batched.stride_c = batched.ldc * batched.n + 64;  // gaps between the matrices of C
+      cases.push_back({batched});
+    }
+  }
+  // Odd shapes: unaligned sizes, a vector output with PyTorch's ldc = 1, k = 1 with ldb = 1.
+  for (DType d : {DType::Float32, DType::Float16, DType::BFloat16}) {
+    cases.push_back({Problem::make(OpKind::Gemm, d, Transpose::N, Transpose::N, 33, 7, 65)});
+    Problem vec = Problem::make(OpKind::Gemm, d, Transpose::T, Transpose::N, 96, 1, 64);
+    vec.ldc = 1;
+    cases.push_back({vec});
+  }
+  Problem k1 = Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 128, 32, 1);
+  k1.ldb = 1;
+  cases.push_back({k1});
+  return cases;
+}
+
+std::vector<Case> complex_cases() {
+  std::vector<Case> cases;
+  for (DType d : {DType::ComplexFloat32, DType::ComplexFloat64}) {
+    cases.push_back({Problem::make(OpKind::Gemm, d, Transpose::N, Transpose::N, 64, 32, 48)});
+    cases.push_back({Problem::make(OpKind::Gemm, d, Transpose::C, Transpose::T, 64, 32, 48)});
+  }
+  return cases;
+}
+
+std::vector<Case> fp8_cases() {
+  auto scaled = [](DType a, DType b, DType c, bool rowwise, std::optional<DType> bias) {
+    Problem p = Problem::make(OpKind::ScaledGemm, a, Transpose::T, Transpose::N, 128, 64, 256);
+    p.b_type = b;
+    p.c_type = c;
+    p.rowwise = rowwise;
+    p.bias_type = bias;
+    return Case{p};
+  };
+  using D = DType;
+  return {
+      scaled(D::Float8E4M3, D::Float8E4M3, D::BFloat16, false, std::nullopt),
+      scaled(D::Float8E4M3, D::Float8E4M3, D::Float16, false, std::nullopt),
+      scaled(D::Float8E4M3, D::Float8E4M3, D::Float32, false, std::nullopt),
+      scaled(D::Float8E4M3, D::Float8E5M2, D::BFloat16, false, std::nullopt),
+      scaled(D::Float8E5M2, D::Float8E4M3, D::BFloat16, false, std::nullopt),
+      scaled(D::Float8E4M3, D::Float8E4M3, D::Float8E4M3, false, std::nullopt),
+      scaled(D::Float8E4M3, D::Float8E4M3, D::BFloat16, false, D::BFloat16),
+      scaled(D::Float8E4M3, D::Float8E4M3, D::BFloat16, true, std::nullopt),
+  };
+}
+
+class CudaSolutions : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    backend_ = std::make_unique<CudaBackend>(0);
+  }
+
+  // Runs Default and every cuBLASLt candidate; returns how many candidates ran.
+  void check_all(const Case& c, bool lt_required = true) {
+    SCOPED_TRACE(describe(c));
+    DeviceOperands ops(*backend_, c.problem, c.alpha, c.beta);
+    auto def = cuda::make_default_solution(c.problem);
+    const Support s = def->supports(c.problem);
+    ASSERT_TRUE(s) << "Default: " << s.reason;
+    EXPECT_EQ(gpu_test::run_and_check(*def, ops), "") << "Default";
+
+    cuda::CublasLtProvider provider;
+    const auto start = std::chrono::steady_clock::now();
+    auto candidates = provider.enumerate(c.problem, SearchOptions{});
+    const double enumerate_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (lt_required) {
+      EXPECT_FALSE(candidates.empty()) << "no cuBLASLt candidate";
+    }
+    int failed = 0;
+    for (auto& solution : candidates) {
+      ASSERT_TRUE(solution->supports(c.problem)) << solution->name();
+      const std::string error = gpu_test::run_and_check(*solution, ops);
+      if (!error.empty()) {
+        ++failed;
+        ADD_FAILURE() << solution->name() << ": " << error;
+      }
+    }
+    fmt::print("{:<96} Default ok, {} cuBLASLt candidates ({:.1f} ms to enumerate), {} failed\n",
+               describe(c), candidates.size(), enumerate_ms, failed);
+    ++problems_;
+  }
+
+  std::unique_ptr<CudaBackend> backend_;
+  int problems_ = 0;
+};
+
+TEST_F(CudaSolutions, RealTypesAllTransposesAndKinds) {
+  for (const Case& c : real_cases()) check_all(c);
+}
+
+TEST_F(CudaSolutions, ComplexTypes) {
+  for (const Case& c : complex_cases()) check_all(c, /*lt_required=*/false);
+}
+
+TEST_F(CudaSolutions, Fp8ScaledGemm) {
+  for (const Case& c : fp8_cases()) check_all(c);
+}
+
+TEST_F(CudaSolutions, Fp8OtherThanTnIsUnsupportedWithAReason) {
+  Problem p =
+      Problem::make(OpKind::ScaledGemm, DType::Float8E4M3, Transpose::N, Transpose::N, 64, 64, 64);
+  p.c_type = DType::BFloat16;
+  const Support s = cuda::make_default_solution(p)->supports(p);
+  EXPECT_FALSE(s);
+  EXPECT_NE(s.reason.find("tn"), std::string::npos) << s.reason;
+  EXPECT_TRUE(cuda::CublasLtProvider().enumerate(p, SearchOptions{}).empty());
+}
+
+// Default runs every line of the fixtures PyTorch recorded, and agrees with the reference.
+TEST_F(CudaSolutions, DefaultRunsEveryFixtureLine) {
+  int lines = 0;
+  // The build's source path, unless the binaries were moved to another machine.
+  const char* moved = std::getenv("GEMMTUNE_TEST_FIXTURES_DIR");
+  const std::filesystem::path dir = moved != nullptr ? moved : GEMMTUNE_TEST_FIXTURES;
+  for (const auto& file : std::filesystem::directory_iterator(dir)) {
+    const std::string name = file.path().filename().string();
+    if (name.find("_untuned.csv") == std::string::npos) continue;
+    std::ifstream in(file.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line.rfind("Validator,", 0) == 0) continue;
+      const auto c1 = line.find(',');
+      const auto c2 = line.find(',', c1 + 1);
+      const Problem p = parse_problem(line.substr(0, c1), line.substr(c1 + 1, c2 - c1 - 1));
+      SCOPED_TRACE(name + ": " + line);
+      auto def = cuda::make_default_solution(p);
+      ASSERT_TRUE(def->supports(p)) << def->supports(p).reason;
+      DeviceOperands ops(*backend_, p, 1.0, 0.0, static_cast<std::uint64_t>(lines) + 7);
+      EXPECT_EQ(gpu_test::run_and_check(*def, ops), "");
+      ++lines;
+    }
+  }
+  fmt::print("Default ran and agreed on {} fixture lines\n", lines);
+  EXPECT_GT(lines, 100);
+}
+
+}  // namespace
+}  // namespace gemmtune
