@@ -16,10 +16,14 @@ struct TimingPolicy {
   // samples for a stable median of a microsecond GEMM, a bounded 30 ms for a slow one.
   double max_tuning_duration_ms = 30;
   int max_tuning_iterations = 100;
-  // Warmup is off by default, as in TunableOp: every candidate has already run in screening and in
-  // the numerical check (lazy initialisation, clocks) before it is measured.
+  // Warmup runs right before a candidate's screening. TunableOp's default is no warmup; ours is one
+  // iteration, because a library's first call (OpenBLAS starting its threads, cuBLASLt loading a
+  // kernel module, a solution's scratch being first touched) is 5-50x slower than the next ones
+  // and would otherwise dominate the few screening samples: measured on OpenBLAS dgemm 256^3,
+  // 8 ms cold vs 0.6 ms warm, which screened out the fastest candidate. Screening and the
+  // numerical check then run before the measurement, which therefore starts warm.
   double max_warmup_duration_ms = 0;
-  int max_warmup_iterations = 0;
+  int max_warmup_iterations = 1;
   // Rotating operand sets: nullopt = a footprint of at least twice the last-level cache; 0 = off
   // (one set, caches stay warm, like TunableOp with PYTORCH_TUNABLEOP_ROTATING_BUFFER_SIZE=0).
   std::optional<double> rotating_buffer_mb;

@@ -239,16 +239,19 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     collect();
   };
 
-  // Screening: a few capped iterations of every candidate.
-  if (screening_enabled(timing)) {
-    for (auto& c : candidates) {
-      if (!c.alive) continue;
-      Measurement m;
-      if (!phase(c, screening_caps(timing), "screening", m)) {
-        if (c.is_default) return reference_failed();
-        finish(c);
-        continue;
-      }
+  // Warmup and screening: each candidate's warmup right before its few capped screening
+  // iterations, so that screening sees it warm.
+  for (auto& c : candidates) {
+    if (!c.alive) continue;
+    Measurement m;
+    const bool ok = (!warmup_enabled(timing) || phase(c, warmup_caps(timing), "warmup", m)) &&
+                    (!screening_enabled(timing) || phase(c, screening_caps(timing), "screening", m));
+    if (!ok) {
+      if (c.is_default) return reference_failed();
+      finish(c);
+      continue;
+    }
+    if (screening_enabled(timing)) {
       c.report.stats = m.stats;
       c.report.tflops = tflops_at(problem, m.stats.median_ms);
     }
@@ -336,15 +339,10 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     }
   }
 
-  // Measurement of the survivors, each right after its own warmup.
+  // Measurement of the survivors (warm: they ran in screening and in the check).
   for (auto& c : candidates) {
     if (!c.alive) continue;
     Measurement m;
-    if (warmup_enabled(timing) && !phase(c, warmup_caps(timing), "warmup", m)) {
-      if (c.is_default) return reference_failed();
-      finish(c);
-      continue;
-    }
     if (!phase(c, measurement_caps(timing), "measurement", m)) {
       if (c.is_default) return reference_failed();
       finish(c);

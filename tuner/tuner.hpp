@@ -1,15 +1,15 @@
 // Tuner: tunes one problem on one backend with the solutions the registry offers for it.
 //
-//   enumerate → drop unsupported (reason kept) → screen (a few capped iterations of each) →
-//   numerical check against Default, fastest screening median first, dropping as ScreenedOut what
-//   is slower than keep_factor × the best *correct* screening median → warm up and measure the
-//   survivors under the caps → pick the lowest median.
+//   enumerate → drop unsupported (reason kept) → warm up and screen each (a few capped
+//   iterations) → numerical check against Default, fastest screening median first, dropping as
+//   ScreenedOut what is slower than keep_factor × the best *correct* screening median → measure
+//   the survivors under the caps → pick the lowest median.
 //
 // Default is required (it is the numerical reference and the baseline), is never screened out and
 // is always measured. A candidate beats Default only when its median is lower by more than the
 // measured noise (default_margin_sigmas standard errors of the difference of the two medians, see
-// beats_default); otherwise Default wins. So a winner is never slower than Default, and two runs on one machine
-// agree up to candidates whose times agree within noise.
+// beats_default); otherwise Default wins. So a winner is never slower than Default, and two runs
+// on one machine agree up to candidates whose times agree within noise.
 //
 // Every candidate ends with a Disposition, a reason where it did not compete, and the statistics
 // of the last phase it ran. Expected failures (unsupported, throwing or failing or wrong

@@ -136,7 +136,7 @@ TEST_F(TunerFixture, ScreeningDropsClearlySlowerCandidates) {
   EXPECT_EQ(find(r, "Close").disposition, Disposition::Slower);
   // Screening caps: 3 iterations or 5 ms — the 10 ms candidate ran once.
   EXPECT_EQ(find(r, "Slow").stats.iterations, 1);
-  EXPECT_EQ(slow->calls, 1);
+  EXPECT_EQ(slow->calls, 1 + 1);  // warmup, screening
 }
 
 TEST_F(TunerFixture, ScreeningHonoursBothCaps) {
@@ -147,12 +147,12 @@ TEST_F(TunerFixture, ScreeningHonoursBothCaps) {
   options.timing.max_tuning_iterations = 10;
   options.check = parse_numerical_check("off");
   tune();
-  EXPECT_EQ(c->calls, 3 + 10);  // screening + measurement
+  EXPECT_EQ(c->calls, 1 + 3 + 10);  // warmup, screening, measurement
   c->calls = 0;
   options.timing.screening_iterations = 100;
   options.timing.screening_duration_ms = 2.5;  // 2 iterations of 1 ms fit
   tune();
-  EXPECT_EQ(c->calls, 2 + 10);
+  EXPECT_EQ(c->calls, 1 + 2 + 10);
 }
 
 TEST_F(TunerFixture, WarmupHonoursBothCaps) {
@@ -161,17 +161,22 @@ TEST_F(TunerFixture, WarmupHonoursBothCaps) {
   options.timing.max_tuning_iterations = 10;
   options.timing.max_warmup_iterations = 4;
   tune();
-  EXPECT_EQ(c->calls, 3 + 1 + 4 + 10);  // screening, check, warmup, measurement
+  EXPECT_EQ(c->calls, 4 + 3 + 1 + 10);  // warmup, screening, check, measurement
   c->calls = 0;
   options.timing.max_warmup_iterations = 0;
   options.timing.max_warmup_duration_ms = 2.5;
   tune();
-  EXPECT_EQ(c->calls, 3 + 1 + 2 + 10);
+  EXPECT_EQ(c->calls, 2 + 3 + 1 + 10);
   c->calls = 0;
   options.timing.max_warmup_iterations = 1;
   options.timing.max_warmup_duration_ms = 100;
   tune();
-  EXPECT_EQ(c->calls, 3 + 1 + 1 + 10);
+  EXPECT_EQ(c->calls, 1 + 3 + 1 + 10);
+  c->calls = 0;
+  options.timing.max_warmup_iterations = 0;  // no warmup at all
+  options.timing.max_warmup_duration_ms = 0;
+  tune();
+  EXPECT_EQ(c->calls, 3 + 1 + 10);
 }
 
 TEST_F(TunerFixture, MeasurementDurationCap) {
