@@ -231,10 +231,19 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     c.report.stats = out.stats;
     return false;
   };
+  // Without its reference and baseline the problem cannot be tuned; what had not finished yet is
+  // recorded as not tuned rather than left looking measured.
   auto reference_failed = [&] {
+    reference.report.disposition = Disposition::Failed;
+    reference.alive = true;  // so that the loop below reports it once
     report.error = fmt::format("'{}' failed: {}", kDefaultSolutionName, reference.report.reason);
     for (auto& c : candidates) {
-      if (c.alive) finish(c);
+      if (!c.alive) continue;
+      if (&c != &reference) {
+        c.report.disposition = Disposition::Failed;
+        c.report.reason = fmt::format("not tuned: '{}' failed", kDefaultSolutionName);
+      }
+      finish(c);
     }
     collect();
   };

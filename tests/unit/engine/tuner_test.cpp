@@ -210,6 +210,9 @@ TEST_F(TunerFixture, ThrowingDefaultIsAnErrorNotACrash) {
   const TuningReport r = tune();
   EXPECT_NE(r.error.find("kaboom"), std::string::npos) << r.error;
   EXPECT_EQ(r.candidates.size(), 2u);
+  EXPECT_EQ(find(r, "Default").disposition, Disposition::Failed);
+  EXPECT_EQ(find(r, "Other").disposition, Disposition::Failed);
+  EXPECT_NE(find(r, "Other").reason.find("not tuned"), std::string::npos);
 }
 
 TEST_F(TunerFixture, OperandsTooLargeForMemoryIsAnError) {
