@@ -25,7 +25,8 @@ int next_chunk(const PhaseCaps& caps, int iterations_done, double elapsed_ms) {
       remaining = std::min<long long>(remaining, 1000);  // bounded steps until time shows
     }
   }
-  return remaining > 0 ? static_cast<int>(remaining) : 0;
+  // Bounded so that a timer never holds more than kMaxChunk pending event pairs.
+  return remaining > 0 ? static_cast<int>(std::min<long long>(remaining, kMaxChunk)) : 0;
 }
 
 Measurement Profiler::run(Solution& solution, const Problem& problem, const PhaseCaps& caps) {

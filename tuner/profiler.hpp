@@ -41,6 +41,10 @@ class Profiler {
   bool flush_;
 };
 
+// The most iterations issued between two collect_ms() calls: what an IterationTimer must be able
+// to hold (CUDA: event pairs) before it is collected.
+inline constexpr int kMaxChunk = 1024;
+
 // The size of the next chunk given what has run so far, or 0 when the phase is over. Exposed for
 // tests; `caps` with both limits at 0 allows exactly one iteration.
 int next_chunk(const PhaseCaps& caps, int iterations_done, double elapsed_ms);

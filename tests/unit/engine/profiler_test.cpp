@@ -91,6 +91,7 @@ TEST_F(ProfilerFixture, NextChunk) {
   EXPECT_EQ(next_chunk({0, 0}, 1, 1), 0);
   EXPECT_EQ(next_chunk({100, 0}, 40, 1e9), 60);   // no duration cap
   EXPECT_EQ(next_chunk({100, 30}, 3, 0), 97);     // a timer that sees nothing: iterations decide
+  EXPECT_EQ(next_chunk({0, 30}, 1, 1e-6), kMaxChunk);  // bounded pending samples
 }
 
 TEST_F(ProfilerFixture, FlushHappensOutsideTheTimedRegion) {
