@@ -62,8 +62,7 @@ void run_db_check(const DbCheckOptions& options) {
       fmt::print("=> usable: no validator differs\n\n");
     } else {
       ++mismatched_tables;
-      fmt::print("=> REFUSED: {} validator(s) differ; gemmtune will not use these results here "
-                 "(pass --ignore-validators to tune or load them anyway)\n\n",
+      fmt::print("=> REFUSED: {} validator(s) differ; gemmtune will not use these results here\n\n",
                  comparison.mismatch_count());
     }
   }

@@ -1,0 +1,216 @@
+// gemmtune tune UNTUNED... -o RESULTS: offline tuning of recorded GEMMs on one device.
+//
+// Options mirror PyTorch TunableOp's environment knobs; each is also read from a GEMMTUNE_*
+// variable once at start (docs/options.md lists them all; a test keeps it in step with --help).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+
+#include "cli/app.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/text_table.hpp"
+#include "db/untuned_file.hpp"
+#include "drivers/tune_run.hpp"
+#include "tuner/error.hpp"
+#include "tuner/numerical_check.hpp"
+
+namespace gemmtune::cli {
+namespace {
+
+struct TuneCliOptions {
+  TuneOptions run;
+  std::string backend = "auto";
+  std::string numerical_check = "on";
+  std::string search = "heuristic";
+  double rotating_buffer_mb = -1;  // < 0: the default (2x last-level cache)
+  double workspace_mb = 32;
+  std::string command_line;
+};
+
+// Progress on a terminal, one redrawn line on stderr; silent when stderr is not a terminal.
+class TerminalProgress final : public TuneObserver {
+ public:
+  explicit TerminalProgress(bool verbose) : tty_(isatty(STDERR_FILENO) != 0), verbose_(verbose) {}
+
+  void on_start(const std::string& device, std::size_t to_tune, std::size_t skipped) override {
+    fmt::print(stderr, "Tuning {} problem(s) on {} ({} already tuned in the output)\n", to_tune,
+               device, skipped);
+    start_ = std::chrono::steady_clock::now();
+  }
+  void on_problem(const UntunedEntry& entry, std::size_t index, std::size_t total) override {
+    current_ = fmt::format("{},{}", entry.op_signature, entry.params_signature);
+    index_ = index;
+    total_ = total;
+    draw(0, 0);
+  }
+  void on_candidate(const CandidateReport& c, int done, int total) override {
+    if (verbose_) {
+      clear();
+      fmt::print(stderr, "    {:<12} {:>10.5f} ms  {}{}\n", to_string(c.disposition),
+                 c.stats.median_ms, c.solution, c.reason.empty() ? "" : "  (" + c.reason + ")");
+    }
+    draw(done, total);
+  }
+  void on_result(const TuningReport& report) override {
+    clear();
+    if (!report.ok()) fmt::print(stderr, "  not tuned: {}: {}\n", current_, report.error);
+  }
+
+ private:
+  void draw(int done, int total) {
+    if (!tty_) return;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::string eta = "?";
+    if (index_ > 0) {
+      const double left = elapsed / static_cast<double>(index_) *
+                          static_cast<double>(total_ - index_);
+      eta = fmt::format("{}:{:02}", static_cast<int>(left) / 60, static_cast<int>(left) % 60);
+    }
+    fmt::print(stderr, "\r\033[K[{}/{}] {:.60} candidates {}/{} ETA {}", index_ + 1, total_,
+               current_, done, total, eta);
+  }
+  void clear() {
+    if (tty_) fmt::print(stderr, "\r\033[K");
+  }
+
+  bool tty_;
+  bool verbose_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::string current_;
+  std::size_t index_ = 0, total_ = 0;
+};
+
+std::string format_results(const TuneSummary& summary) {
+  TextTable t;
+  t.column("problem")
+      .column("winner")
+      .column("time_ms", TextTable::Align::Right)
+      .column("vs Default", TextTable::Align::Right)
+      .column("TFLOPS", TextTable::Align::Right)
+      .column("noise", TextTable::Align::Right);
+  for (const auto& r : summary.tuned) {
+    const double ms = r.winner_stats.median_ms;
+    t.add_row({fmt::format("{},{}", r.problem.op_signature(), r.problem.params_signature()),
+               r.winner, fmt::format("{:.5f}", ms),
+               fmt::format("{:.2f}x", r.speedup_over_default()),
+               fmt::format("{:.3f}", ms > 0 ? r.problem.flops() / (ms * 1e-3) / 1e12 : 0.0),
+               fmt::format("{:.1f}%", r.winner_stats.noise_percent())});
+  }
+  return t.render();
+}
+
+void run_tune_command(TuneCliOptions& cli) {
+  TuneOptions& options = cli.run;
+  options.backend = parse_backend_kind(cli.backend);
+  options.tuner.check = parse_numerical_check(cli.numerical_check);
+  options.tuner.search.space =
+      cli.search == "exhaustive" ? SearchSpace::Exhaustive : SearchSpace::Heuristic;
+  options.tuner.search.max_workspace_bytes =
+      static_cast<std::size_t>(cli.workspace_mb * 1024.0 * 1024.0);
+  if (cli.rotating_buffer_mb >= 0) options.tuner.timing.rotating_buffer_mb = cli.rotating_buffer_mb;
+
+  std::signal(SIGINT, [](int) { request_tune_stop(); });
+  std::signal(SIGTERM, [](int) { request_tune_stop(); });
+  Diagnostics diagnostics(options.strict);
+  TerminalProgress progress(options.verbose);
+  if (options.verbose) fmt::print(stderr, "Options:\n{}", describe(options));
+  TuneSummary summary;
+  try {
+    summary = run_tune(options, diagnostics, progress, cli.command_line);
+  } catch (const ValidatorMismatchError& e) {
+    throw ExitWith(ExitCode::ValidatorMismatch, e.what());
+  }
+  if (!diagnostics.empty()) fmt::print(stderr, "{}", diagnostics.format_all());
+
+  if (!summary.tuned.empty()) fmt::print("\n{}", format_results(summary));
+  fmt::print("\nResults: {}\nSummary: {} problem(s): {} tuned, {} already tuned (skipped), {} not "
+             "tuned; {} bad input line(s)\n",
+             options.output, summary.requested, summary.tuned.size(), summary.already_tuned,
+             summary.failed.size(), summary.bad_lines);
+  for (const auto& f : summary.failed) {
+    fmt::print("  not tuned: {},{}: {}\n", f.op_signature, f.params_signature, f.reason);
+  }
+  if (!summary.complete()) {
+    throw ExitWith(ExitCode::Partial, summary.interrupted ? "interrupted; rerun to resume"
+                                                          : "some problems were not tuned");
+  }
+}
+
+}  // namespace
+
+void setup_tune(CLI::App& app) {
+  auto cli = std::make_shared<TuneCliOptions>();
+  TuneOptions& o = cli->run;
+  TimingPolicy& timing = o.tuner.timing;
+  auto* cmd = app.add_subcommand("tune", "Tune the GEMMs of untuned files (or --problem)");
+  cmd->add_option("untuned", o.inputs, "Untuned files or glob patterns (quote the pattern)");
+  cmd->add_option("--problem", o.problems, "Tune this problem, given as \"OP_SIG,PARAMS_SIG\"");
+  cmd->add_option("-o,--output", o.output, "Results file (.csv, .db, .sqlite); appended to")
+      ->envname("GEMMTUNE_RESULTS_FILE")
+      ->capture_default_str();
+  cmd->add_option("--backend", cli->backend, "auto (CUDA where a GPU is present), cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->envname("GEMMTUNE_BACKEND")
+      ->capture_default_str();
+  cmd->add_option("--device", o.device, "Device ordinal")
+      ->envname("GEMMTUNE_DEVICE")
+      ->capture_default_str();
+  cmd->add_option("--max-tuning-duration-ms", timing.max_tuning_duration_ms,
+                  "Measurement time cap per candidate (ms; 0 = none)")
+      ->envname("GEMMTUNE_MAX_TUNING_DURATION_MS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--max-tuning-iterations", timing.max_tuning_iterations,
+                  "Measurement iteration cap per candidate (0 = none)")
+      ->envname("GEMMTUNE_MAX_TUNING_ITERATIONS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--max-warmup-duration-ms", timing.max_warmup_duration_ms,
+                  "Warm-up time cap per candidate (ms; 0 = none)")
+      ->envname("GEMMTUNE_MAX_WARMUP_DURATION_MS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--max-warmup-iterations", timing.max_warmup_iterations,
+                  "Warm-up iteration cap per candidate (0 = none; warm-up off when both are 0)")
+      ->envname("GEMMTUNE_MAX_WARMUP_ITERATIONS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--rotating-buffer-mb", cli->rotating_buffer_mb,
+                  "Footprint of rotating operand copies (MiB; 0 = off; default 2x last-level "
+                  "cache)")
+      ->envname("GEMMTUNE_ROTATING_BUFFER_MB")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--flush-cache", timing.flush_cache,
+                "Flush the last-level cache before every timed iteration")
+      ->envname("GEMMTUNE_FLUSH_CACHE");
+  cmd->add_option("--numerical-check", cli->numerical_check,
+                  "Check candidates against Default: on, off, or ATOL_RTOL (e.g. 1e-5_1e-5)")
+      ->envname("GEMMTUNE_NUMERICAL_CHECK")
+      ->capture_default_str();
+  cmd->add_option("--search", cli->search,
+                  "heuristic (library heuristics and their variants) or exhaustive")
+      ->check(CLI::IsMember({"heuristic", "exhaustive"}))
+      ->envname("GEMMTUNE_SEARCH")
+      ->capture_default_str();
+  cmd->add_option("--workspace-mb", cli->workspace_mb, "Largest workspace a candidate may use")
+      ->envname("GEMMTUNE_WORKSPACE_MB")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--seed", o.tuner.seed, "Seed of the random operands")
+      ->envname("GEMMTUNE_SEED")
+      ->capture_default_str();
+  cmd->add_flag("--strict", o.strict, "Stop at the first bad input line instead of skipping it")
+      ->envname("GEMMTUNE_STRICT");
+  cmd->add_flag("-v,--verbose", o.verbose, "Print the options and every candidate's disposition")
+      ->envname("GEMMTUNE_VERBOSE");
+  cmd->callback([cli, cmd] {
+    cli->command_line = "gemmtune tune";
+    for (const auto& arg : cmd->remaining(true)) cli->command_line += " " + arg;
+    run_tune_command(*cli);
+  });
+}
+
+}  // namespace gemmtune::cli
