@@ -1,6 +1,7 @@
 // TextLines: a file as the numbered logical lines our readers parse.
 //
-// Contract: accepts what editors and other platforms produce — a UTF-8 BOM, CRLF endings,
+// Contract: accepts what editors and other platforms produce — a UTF-8 BOM (at the start of the
+// file or of any line, as concatenated files have them), CRLF endings,
 // trailing spaces and tabs, blank lines — without changing line numbers, so every message can
 // point at the line a person sees in an editor. A last line with no newline after it is flagged:
 // a writer killed mid-line leaves exactly that, and a reader must say "truncated last line"

@@ -36,6 +36,16 @@ TEST(TextLines, TrailingBlankWithoutNewlineIsNotALine) {
   EXPECT_FALSE(lines[0].unterminated);
 }
 
+TEST(TextLines, BomsAtTheStartOfAnyLineAreStripped) {
+  // Concatenated files carry a BOM in the middle; a repeated BOM must not survive into a field,
+  // or writing it back at the start of the file would be stripped by the next reader.
+  const auto lines = split_lines("\xEF\xBB\xBF\xEF\xBB\xBF" "a\n\xEF\xBB\xBF" "b\nc\xEF\xBB\xBF\n");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].text, "a");
+  EXPECT_EQ(lines[1].text, "b");
+  EXPECT_EQ(lines[2].text, "c\xEF\xBB\xBF");
+}
+
 TEST(TextLines, EmptyAndBomOnly) {
   EXPECT_TRUE(split_lines("").empty());
   EXPECT_TRUE(split_lines("\xEF\xBB\xBF").empty());

@@ -138,6 +138,9 @@ TEST(UntunedFile, EveryKindOfBadLineIsExplainedAndGoodLinesSurvive) {
        "m overflows a 64-bit integer: '99999999999999999999'"},
       {"GemmTunableOp_Half_NN,nn_64_64_64_ld_32_64_64",
        "lda=32 is smaller than the 64 rows it must span for transposes nn"},
+      {"GemmTunableOp_Half_NN,nn_8_512_8_ld_8_768000000000000000_8",
+       "operand sizes overflow 64-bit element counts (ldb=768000000000000000 times 512 "
+       "columns)"},
       {"GemmTunableOp_Half_NN",
        "expected at least 2 fields (op_signature,params_signature), got 1"},
       {"GemmTunableOp_Half_NN,nn_64_64",
