@@ -144,8 +144,27 @@ inline float fp16_to_float(std::uint16_t bits) {
   const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
   return sign ? -magnitude : magnitude;
 }
+// Round to nearest even with integer arithmetic (F. Giesen's float_to_half_fast3_rtne): the
+// kernels write whole C tiles through it, where the generic encode() would dominate.
 inline std::uint16_t float_to_fp16(float value) {
-  return static_cast<std::uint16_t>(encode(kFloat16, value));
+  std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+  const std::uint32_t sign = bits & 0x80000000u;
+  bits ^= sign;
+  std::uint32_t out;
+  if (bits >= (127u + 16u) << 23) {                 // |x| >= 65536: infinity, or NaN
+    out = bits > 0x7F800000u ? 0x7E00u : 0x7C00u;
+  } else if (bits < 113u << 23) {                   // below 2^-14: subnormal or zero
+    // Adding 0.5 aligns the 10 kept bits at the bottom of the float; the FPU's own
+    // round-to-nearest-even does the rounding.
+    constexpr std::uint32_t magic_bits = ((127u - 15u) + (23u - 10u) + 1u) << 23;
+    const float sum = std::bit_cast<float>(bits) + std::bit_cast<float>(magic_bits);
+    out = std::bit_cast<std::uint32_t>(sum) - magic_bits;
+  } else {
+    const std::uint32_t odd = (bits >> 13) & 1u;
+    bits += ((15u - 127u) << 23) + 0xFFFu + odd;     // rebias; round half to even
+    out = bits >> 13;                                 // a carry may give infinity: correct
+  }
+  return static_cast<std::uint16_t>(out | (sign >> 16));
 }
 
 }  // namespace gemmtune::cpu

@@ -61,6 +61,19 @@ TEST(FloatConversion, FastPathsAgreeWithTheGenericOnes) {
   for (int i = 0; i < 100000; ++i) {
     const float x = i % 2 ? u(rng) : u(rng) * 1e-6f;
     ASSERT_EQ(float_to_bf16(x), encode(kBFloat16, x)) << x;
+    const float y = i % 3 ? x : x * 1e-3f;  // reach fp16 subnormals too
+    ASSERT_EQ(float_to_fp16(y), encode(kFloat16, y)) << y;
+  }
+  for (std::uint32_t bits = 0; bits < (1u << 16); ++bits) {  // every fp16 value and midpoint
+    const float v = fp16_to_float(static_cast<std::uint16_t>(bits));
+    if (std::isnan(v)) continue;
+    ASSERT_EQ(float_to_fp16(v), encode(kFloat16, v)) << v;
+    const float next = fp16_to_float(static_cast<std::uint16_t>(bits + 1));
+    if (bits == 0x7FFF || bits == 0xFFFF || std::isnan(next)) continue;
+    const auto mid = static_cast<float>((static_cast<double>(v) + next) / 2);  // exact: a tie
+    ASSERT_EQ(float_to_fp16(mid), encode(kFloat16, mid)) << mid;
+    const float above = std::nextafter(mid, std::numeric_limits<float>::infinity());
+    ASSERT_EQ(float_to_fp16(above), encode(kFloat16, above)) << above;
   }
 }
 
