@@ -79,7 +79,10 @@ std::unique_ptr<Solution> make_default_solution(const Problem& problem) {
   }
   auto matmul = std::make_shared<LtMatmul>(problem);
   std::string why;
-  const auto proposals = matmul->heuristic(1, kDefaultLtWorkspaceBytes, &why);
+  LtMatmul::HeuristicQuery first;
+  first.count = 1;
+  first.max_workspace_bytes = kDefaultLtWorkspaceBytes;
+  const auto proposals = matmul->heuristic(first, &why);
   if (proposals.empty()) {
     return std::make_unique<LtSolution>(
         kDefaultName, problem, fmt::format("cuBLASLt has no algorithm for {},{}: {}",

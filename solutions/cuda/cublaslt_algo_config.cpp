@@ -72,6 +72,11 @@ std::variant<cublasLtMatmulAlgo_t, std::string> build_algo(cublasLtHandle_t hand
   if (status != CUBLAS_STATUS_SUCCESS) {
     return call_failed_message(fmt::format("cublasLtMatmulAlgoInit(id {})", c.id), status);
   }
+  return build_algo_from(algo, c);
+}
+
+std::variant<cublasLtMatmulAlgo_t, std::string> build_algo_from(cublasLtMatmulAlgo_t algo,
+                                                                const AlgoConfig& c) {
   struct Step {
     const char* what;
     cublasStatus_t status;

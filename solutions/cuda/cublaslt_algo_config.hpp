@@ -23,6 +23,10 @@ std::variant<cublasLtMatmulAlgo_t, std::string> build_algo(cublasLtHandle_t hand
                                                            const GemmTypes& types,
                                                            const AlgoConfig& config);
 
+// `base` (an algorithm of config.id) with every configuration attribute set from `config`.
+std::variant<cublasLtMatmulAlgo_t, std::string> build_algo_from(cublasLtMatmulAlgo_t base,
+                                                                const AlgoConfig& config);
+
 struct AlgoCaps {
   bool splitk = false;
   std::uint32_t reduction_mask = 0;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "solutions/cuda/cublas_handle.hpp"
@@ -68,15 +69,33 @@ LtMatmul::LtMatmul(const Problem& problem)
   }
 }
 
-std::vector<cublasLtMatmulHeuristicResult_t> LtMatmul::heuristic(int count,
-                                                                 std::size_t max_workspace_bytes,
+std::vector<cublasLtMatmulHeuristicResult_t> LtMatmul::heuristic(const HeuristicQuery& query,
                                                                  std::string* why) const {
-  MatmulPreference preference(max_workspace_bytes);
-  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(count));
+  MatmulPreference preference(query.max_workspace_bytes);
+  if (query.reduction_mask) {
+    const std::uint32_t mask = *query.reduction_mask;
+    GEMMTUNE_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+        preference.get(), CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof(mask)));
+  }
+  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(query.count));
+  if (query.algo_id) {
+    const std::uint32_t mode = CUBLASLT_SEARCH_LIMITED_BY_ALGO_ID;
+    GEMMTUNE_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+        preference.get(), CUBLASLT_MATMUL_PREF_SEARCH_MODE, &mode, sizeof(mode)));
+    for (auto& r : results) {
+      const cublasStatus_t init =
+          cublasLtMatmulAlgoInit(cublaslt_handle(), types_.compute, types_.scale, types_.a,
+                                 types_.b, types_.c, types_.d, *query.algo_id, &r.algo);
+      if (init != CUBLAS_STATUS_SUCCESS) {
+        if (why != nullptr) *why = call_failed_message("cublasLtMatmulAlgoInit", init);
+        return {};
+      }
+    }
+  }
   int returned = 0;
   const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
       cublaslt_handle(), desc_.get(), a_.get(), b_.get(), c_.get(), d_.get(), preference.get(),
-      count, results.data(), &returned);
+      query.count, results.data(), &returned);
   // NOT_SUPPORTED (no algorithm fits) and INVALID_VALUE (a combination of types, epilogue and
   // layouts the library rejects) are answers about the problem, not failures of ours.
   if (status == CUBLAS_STATUS_NOT_SUPPORTED || status == CUBLAS_STATUS_INVALID_VALUE) {
@@ -84,7 +103,7 @@ std::vector<cublasLtMatmulHeuristicResult_t> LtMatmul::heuristic(int count,
     return {};
   }
   GEMMTUNE_CUBLAS_CHECK(status);
-  results.resize(static_cast<std::size_t>(returned));
+  results.resize(static_cast<std::size_t>(std::max(returned, 0)));
   std::erase_if(results, [](const auto& r) { return r.state != CUBLAS_STATUS_SUCCESS; });
   if (results.empty() && why != nullptr) {
     *why = "cublasLtMatmulAlgoGetHeuristic proposed no algorithm";

@@ -12,7 +12,9 @@
 #include <cublasLt.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,9 +32,17 @@ class LtMatmul {
   const Problem& problem() const { return problem_; }
   const GemmTypes& types() const { return types_; }
 
-  // Up to `count` algorithms the heuristic proposes within the workspace limit, best first.
-  // When it proposes none, `why` (if given) receives the heuristic's status.
-  std::vector<cublasLtMatmulHeuristicResult_t> heuristic(int count, std::size_t max_workspace_bytes,
+  struct HeuristicQuery {
+    int count = 1;
+    std::size_t max_workspace_bytes = 32u << 20;
+    // Only reduction schemes in this mask (cublasLtReductionScheme_t bits); all by default.
+    std::optional<std::uint32_t> reduction_mask;
+    // Only configurations of this algorithm id (CUBLASLT_SEARCH_LIMITED_BY_ALGO_ID).
+    std::optional<int> algo_id;
+  };
+  // Up to `count` algorithms the heuristic proposes, best first. When it proposes none, `why`
+  // (if given) receives the heuristic's status.
+  std::vector<cublasLtMatmulHeuristicResult_t> heuristic(const HeuristicQuery& query,
                                                          std::string* why = nullptr) const;
 
   // cublasLtMatmulAlgoCheck; on success `workspace_bytes` receives what the algorithm needs.

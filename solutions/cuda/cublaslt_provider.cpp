@@ -4,9 +4,8 @@
 
 #include <variant>
 
-#include "solutions/cuda/cublas_handle.hpp"
-#include "solutions/cuda/cublaslt_algo_config.hpp"
 #include "solutions/cuda/cublaslt_algo_name.hpp"
+#include "solutions/cuda/cublaslt_rebuild.hpp"
 #include "solutions/cuda/cublaslt_solution.hpp"
 #include "solutions/cuda/cuda_check.hpp"
 
@@ -41,7 +40,8 @@ std::unique_ptr<Solution> CublasLtProvider::from_name(const Problem& problem,
   }
   const std::string where = fmt::format("{},{}", problem.op_signature(), problem.params_signature());
   auto matmul = std::make_shared<LtMatmul>(problem);
-  auto built = build_algo(cublaslt_handle(), matmul->types(), *config);
+  AlgoRebuilder rebuilder(*matmul);
+  auto built = rebuilder.build(*config);
   if (auto* why = std::get_if<std::string>(&built)) {
     return std::make_unique<LtSolution>(
         stored, problem, fmt::format("{} cannot be rebuilt for {}: {}", stored, where, *why));

@@ -8,6 +8,7 @@
 
 #include "solutions/cuda/cublas_handle.hpp"
 #include "solutions/cuda/cublaslt_algo_config.hpp"
+#include "solutions/cuda/cublaslt_rebuild.hpp"
 
 namespace gemmtune::cuda {
 namespace {
@@ -38,7 +39,9 @@ std::vector<std::uint32_t> reductions_for(int split, std::uint32_t mask) {
 class CandidateSet {
  public:
   CandidateSet(const LtMatmul& matmul, const LtSearchLimits& limits, LtSearchStats& stats)
-      : matmul_(matmul), limits_(limits), stats_(stats), handle_(cublaslt_handle()) {}
+      : matmul_(matmul), limits_(limits), stats_(stats), rebuilder_(matmul) {}
+
+  AlgoRebuilder& rebuilder() { return rebuilder_; }
 
   // Rebuilds, checks and keeps a configuration; false when it is not usable (or seen before and
   // not usable). `rebuilt` receives the algorithm when it is.
@@ -48,7 +51,7 @@ class CandidateSet {
       if (it->second >= 0 && rebuilt != nullptr) *rebuilt = out_[it->second].algo;
       return it->second >= 0;
     }
-    auto built = build_algo(handle_, matmul_.types(), config);
+    auto built = rebuilder_.build(config);
     if (!std::holds_alternative<cublasLtMatmulAlgo_t>(built)) return false;
     const auto& algo = std::get<cublasLtMatmulAlgo_t>(built);
     std::size_t workspace = 0;
@@ -61,7 +64,7 @@ class CandidateSet {
     return true;
   }
 
-  bool budget_left() const { return stats_.checks < limits_.max_checks; }
+  long checks() const { return stats_.checks; }
   std::size_t size() const { return out_.size(); }
   std::vector<LtCandidate> take() { return std::move(out_); }
 
@@ -69,7 +72,7 @@ class CandidateSet {
   const LtMatmul& matmul_;
   const LtSearchLimits& limits_;
   LtSearchStats& stats_;
-  cublasLtHandle_t handle_;
+  AlgoRebuilder rebuilder_;
   std::map<AlgoConfig, int> tried_;  // index into out_, or -1 when unusable
   std::vector<LtCandidate> out_;
 };
@@ -96,65 +99,63 @@ void add_variants(CandidateSet& set, const AlgoConfig& base, const AlgoCaps& cap
   }
 }
 
-void add_exhaustive(CandidateSet& set, const LtMatmul& matmul,
-                    const std::map<int, std::set<std::uint16_t>>& inner_seen, LtSearchStats& st) {
+std::vector<int> algo_ids(const LtMatmul& matmul) {
   const GemmTypes& t = matmul.types();
-  cublasLtHandle_t handle = cublaslt_handle();
   std::vector<int> ids(1024);
   int count = 0;
-  GEMMTUNE_CUBLAS_CHECK(cublasLtMatmulAlgoGetIds(handle, t.compute, t.scale, t.a, t.b, t.c, t.d,
-                                                 static_cast<int>(ids.size()), ids.data(),
-                                                 &count));
+  const cublasStatus_t status =
+      cublasLtMatmulAlgoGetIds(cublaslt_handle(), t.compute, t.scale, t.a, t.b, t.c, t.d,
+                               static_cast<int>(ids.size()), ids.data(), &count);
+  if (status != CUBLAS_STATUS_SUCCESS) return {};
   ids.resize(static_cast<std::size_t>(count));
+  return ids;
+}
+
+// Every configuration of one algorithm id, until the check count reaches `budget_end`; false
+// when it stopped there.
+bool exhaust_id(CandidateSet& set, const LtMatmul& matmul, int id, long budget_end,
+                const std::set<std::uint16_t>& inners) {
+  const GemmTypes& t = matmul.types();
+  cublasLtMatmulAlgo_t probe{};
+  if (cublasLtMatmulAlgoInit(cublaslt_handle(), t.compute, t.scale, t.a, t.b, t.c, t.d, id,
+                             &probe) != CUBLAS_STATUS_SUCCESS) {
+    return true;
+  }
+  const AlgoCaps caps = read_caps(probe);
   const std::int64_t k = matmul.problem().k;
-  for (int id : ids) {
-    cublasLtMatmulAlgo_t probe{};
-    if (cublasLtMatmulAlgoInit(handle, t.compute, t.scale, t.a, t.b, t.c, t.d, id, &probe) !=
-        CUBLAS_STATUS_SUCCESS) {
-      continue;
-    }
-    const AlgoCaps caps = read_caps(probe);
-    std::set<std::uint16_t> inners{0};
-    if (auto it = inner_seen.find(id); it != inner_seen.end()) {
-      inners.insert(it->second.begin(), it->second.end());
-    }
-    bool clusters_probed = false, takes_clusters = false;
-    for (std::uint32_t tile : caps.tiles) {
-      for (std::uint32_t stages : caps.stages) {
-        for (std::int32_t custom = 0; custom <= caps.custom_option_max; ++custom) {
-          for (std::uint16_t inner : inners) {
-            if (!set.budget_left()) {
-              st.truncated = true;
-              return;
-            }
-            AlgoConfig base;
-            base.id = id;
-            base.tile = tile;
-            base.stages = stages;
-            base.custom = static_cast<std::uint32_t>(custom);
-            base.inner = inner;
-            if (!set.offer(base)) continue;
-            if (!clusters_probed) {
-              // Whether the algorithm takes an explicit cluster shape at all: one probe.
-              AlgoConfig c = base;
-              c.cluster = CUBLASLT_CLUSTER_SHAPE_1x1x1;
-              takes_clusters = set.offer(c);
-              clusters_probed = true;
-            }
-            std::vector<std::uint16_t> clusters{0};
-            if (takes_clusters) clusters.insert(clusters.end(), kClusters.begin(), kClusters.end());
-            for (std::uint16_t cluster : clusters) {
-              for (std::uint32_t swizzle = 0; swizzle <= (caps.swizzle ? 1u : 0u); ++swizzle) {
-                for (int split : kExhaustiveSplits) {
-                  if (split > 1 && (!caps.splitk || !split_fits(split, k))) continue;
-                  for (std::uint32_t reduction : reductions_for(split, caps.reduction_mask)) {
-                    AlgoConfig c = base;
-                    c.cluster = cluster;
-                    c.swizzle = swizzle;
-                    c.splitk = split;
-                    c.reduction = reduction;
-                    set.offer(c);
-                  }
+  bool clusters_probed = false, takes_clusters = false;
+  for (std::uint32_t tile : caps.tiles) {
+    for (std::uint32_t stages : caps.stages) {
+      for (std::int32_t custom = 0; custom <= caps.custom_option_max; ++custom) {
+        for (std::uint16_t inner : inners) {
+          if (set.checks() >= budget_end) return false;
+          AlgoConfig base;
+          base.id = id;
+          base.tile = tile;
+          base.stages = stages;
+          base.custom = static_cast<std::uint32_t>(custom);
+          base.inner = inner;
+          if (!set.offer(base)) continue;
+          if (!clusters_probed) {
+            // Whether the algorithm takes an explicit cluster shape at all: one probe.
+            AlgoConfig c = base;
+            c.cluster = CUBLASLT_CLUSTER_SHAPE_1x1x1;
+            takes_clusters = set.offer(c);
+            clusters_probed = true;
+          }
+          std::vector<std::uint16_t> clusters{0};
+          if (takes_clusters) clusters.insert(clusters.end(), kClusters.begin(), kClusters.end());
+          for (std::uint16_t cluster : clusters) {
+            for (std::uint32_t swizzle = 0; swizzle <= (caps.swizzle ? 1u : 0u); ++swizzle) {
+              for (int split : kExhaustiveSplits) {
+                if (split > 1 && (!caps.splitk || !split_fits(split, k))) continue;
+                for (std::uint32_t reduction : reductions_for(split, caps.reduction_mask)) {
+                  AlgoConfig c = base;
+                  c.cluster = cluster;
+                  c.swizzle = swizzle;
+                  c.splitk = split;
+                  c.reduction = reduction;
+                  set.offer(c);
                 }
               }
             }
@@ -162,6 +163,22 @@ void add_exhaustive(CandidateSet& set, const LtMatmul& matmul,
         }
       }
     }
+  }
+  return true;
+}
+
+void add_exhaustive(CandidateSet& set, const LtMatmul& matmul, const std::vector<int>& ids,
+                    long max_checks, const std::map<int, std::set<std::uint16_t>>& inner_seen,
+                    LtSearchStats& st) {
+  // Each id gets an even share of what is left, so that no id with a huge space starves the rest.
+  for (std::size_t index = 0; index < ids.size(); ++index) {
+    const long left = max_checks - set.checks();
+    const long budget_end = set.checks() + left / static_cast<long>(ids.size() - index);
+    std::set<std::uint16_t> inners{0};
+    if (auto it = inner_seen.find(ids[index]); it != inner_seen.end()) {
+      inners.insert(it->second.begin(), it->second.end());
+    }
+    if (!exhaust_id(set, matmul, ids[index], budget_end, inners)) st.truncated = true;
   }
 }
 
@@ -174,7 +191,30 @@ std::vector<LtCandidate> search_algorithms(const LtMatmul& matmul, const LtSearc
   st = {};
   CandidateSet set(matmul, limits, st);
 
-  const auto proposals = matmul.heuristic(limits.heuristic_count, limits.max_workspace_bytes);
+  // Every query's proposals, the plain best fit first so that its ranking leads.
+  std::vector<cublasLtMatmulHeuristicResult_t> proposals;
+  auto ask = [&](const LtMatmul::HeuristicQuery& query) {
+    const auto answer = matmul.heuristic(query);
+    proposals.insert(proposals.end(), answer.begin(), answer.end());
+    return answer.size();
+  };
+  LtMatmul::HeuristicQuery best_fit;
+  best_fit.count = limits.heuristic_count;
+  best_fit.max_workspace_bytes = limits.max_workspace_bytes;
+  st.best_fit_returned = static_cast<int>(ask(best_fit));
+  for (std::uint32_t mask : {std::uint32_t{CUBLASLT_REDUCTION_SCHEME_NONE}, kReductions[0],
+                             kReductions[1], kReductions[2]}) {
+    LtMatmul::HeuristicQuery q = best_fit;
+    q.reduction_mask = mask;
+    ask(q);
+  }
+  const std::vector<int> ids = algo_ids(matmul);
+  for (int id : ids) {
+    LtMatmul::HeuristicQuery q = best_fit;
+    q.count = limits.per_id_count;
+    q.algo_id = id;
+    ask(q);
+  }
   st.heuristic_returned = static_cast<int>(proposals.size());
   std::vector<std::pair<AlgoConfig, AlgoCaps>> bases;
   std::map<int, std::set<std::uint16_t>> inner_seen;
@@ -198,7 +238,7 @@ std::vector<LtCandidate> search_algorithms(const LtMatmul& matmul, const LtSearc
   }
   st.variants_offered = static_cast<int>(set.size()) - st.heuristic_offered;
 
-  if (limits.exhaustive) add_exhaustive(set, matmul, inner_seen, st);
+  if (limits.exhaustive) add_exhaustive(set, matmul, ids, limits.max_checks, inner_seen, st);
   st.exhaustive_offered =
       static_cast<int>(set.size()) - st.heuristic_offered - st.variants_offered;
   return set.take();

@@ -1,13 +1,17 @@
 // The cuBLASLt search space for one problem.
 //
-//   heuristic   every algorithm cublasLtMatmulAlgoGetHeuristic proposes (up to 128, not 8),
+//   heuristic   every algorithm cublasLtMatmulAlgoGetHeuristic proposes: its best fit (it stops at
+//               about 8 on Hopper however many are asked for), its best fit within each reduction
+//               scheme, and its proposals limited to each algorithm id of cublasLtMatmulAlgoGetIds,
 //   + variants  of each: split-K counts × the reduction schemes its capabilities allow, and CTA
 //               swizzling toggled where supported,
 //   exhaustive  every id of cublasLtMatmulAlgoGetIds × tiles × stages × custom options × inner
 //               shapes seen × cluster shapes × split-K × reduction × swizzle, bounded by a budget
-//               of cublasLtMatmulAlgoCheck calls.
+//               of cublasLtMatmulAlgoCheck calls shared evenly among the ids (a check costs
+//               about 1 µs on an H200).
 //
-// Every candidate is rebuilt from its configuration (as `from_name` will rebuild it later), passes
+// Every candidate is rebuilt from its configuration by AlgoRebuilder (as `from_name` rebuilds it
+// later), passes
 // cublasLtMatmulAlgoCheck, needs no more workspace than allowed, and appears once.
 #pragma once
 
@@ -28,16 +32,18 @@ struct LtCandidate {
 };
 
 struct LtSearchLimits {
-  int heuristic_count = 128;
+  int heuristic_count = 128;  // best-fit proposals asked for
+  int per_id_count = 16;      // proposals asked for per algorithm id
   bool variants = true;
   bool exhaustive = false;
   std::size_t max_workspace_bytes = 32u << 20;
-  long max_checks = 100000;  // exhaustive only
+  long max_checks = 1000000;  // exhaustive only
 };
 
 // What a search did, for tests and reports.
 struct LtSearchStats {
-  int heuristic_returned = 0;
+  int heuristic_returned = 0;     // proposals of every query, duplicates included
+  int best_fit_returned = 0;      // proposals of the plain best-fit query
   int heuristic_offered = 0;      // distinct heuristic configurations that rebuild and check
   int heuristic_not_rebuilt = 0;  // proposals whose configuration failed to rebuild or check
   int rebuilt_differs = 0;        // rebuilt algorithms whose bytes differ from the proposal
