@@ -3,6 +3,8 @@
 #include "db/sqlite_store.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "db/sqlite_handle.hpp"
 #include "temp_dir.hpp"
@@ -142,6 +144,44 @@ TEST(SqliteStore, RecordsRuns) {
   EXPECT_EQ(s.column_text(2), "1970-01-01T00:00:00Z");
   EXPECT_EQ(s.column_text(3), "1970-01-01T00:01:01Z");
   EXPECT_EQ(s.column_text(4), "ok");
+}
+
+TEST(SqliteStore, SeveralProcessesAppendToOneDatabase) {
+  // WAL, IMMEDIATE transactions and the busy timeout let writers queue instead of failing.
+  testing::TempDir dir;
+  const auto path = dir / "shared.db";
+  make_sqlite_store(path);
+  constexpr int kProcesses = 3, kEach = 20;
+  std::vector<pid_t> children;
+  for (int p = 0; p < kProcesses; ++p) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int status = 0;
+      try {
+        auto store = make_sqlite_store(path);
+        for (int i = 0; i < kEach; ++i) {
+          const auto n = 8 * (p * kEach + i + 1);
+          store->append(kEnvA, entry(fmt::format("nn_{}_8_8_ld_{}_8_{}", n, n, n), "Default", 0.1),
+                        std::vector<CandidateReport>{{"Default", Disposition::Winner, "", {}, 0}});
+        }
+      } catch (...) {
+        status = 1;
+      }
+      ::_exit(status);
+    }
+    children.push_back(pid);
+  }
+  for (const pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  const auto tables = make_sqlite_store(path)->load();
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].entries.size(), static_cast<std::size_t>(kProcesses * kEach));
+  SqliteDatabase db(path);
+  EXPECT_EQ(count(db, "measurements"), kProcesses * kEach);
 }
 
 TEST(SqliteHandle, ErrorsNameTheCallAndSqliteMessage) {
