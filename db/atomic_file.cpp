@@ -92,6 +92,32 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   write_file_atomically(path, [&](const ChunkWriter& write) { write(content); });
 }
 
+bool create_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  const auto temp = temp_path_for(path);
+  {
+    Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+    if (fd.get() < 0) fail_errno("open", temp);
+    try {
+      write_all(fd.get(), content, temp);
+      if (::fsync(fd.get()) != 0) fail_errno("fsync", temp);
+      fd.close_checked(temp);
+    } catch (...) {
+      ::unlink(temp.c_str());
+      throw;
+    }
+  }
+  const bool created = ::link(temp.c_str(), path.c_str()) == 0;
+  const int link_errno = errno;
+  ::unlink(temp.c_str());
+  if (!created) {
+    if (link_errno == EEXIST) return false;
+    errno = link_errno;
+    fail_errno("link", path);
+  }
+  fsync_directory(path.parent_path());
+  return true;
+}
+
 void append_durably(const std::filesystem::path& path, std::string_view content) {
   std::error_code ec;
   const bool existed = std::filesystem::exists(path, ec);

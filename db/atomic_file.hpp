@@ -28,6 +28,11 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 void write_file_atomically(const std::filesystem::path& path,
                            const std::function<void(const ChunkWriter&)>& produce);
 
+// Creates `path` with `content` only if it does not exist yet, atomically (temp file + link(2),
+// which fails rather than replaces); returns false, changing nothing, when it already exists.
+// Two processes starting on one new results file thus agree on who writes its header.
+bool create_file_atomically(const std::filesystem::path& path, std::string_view content);
+
 // Appends `content` and fsyncs; creates the file (and fsyncs its directory) if it is missing.
 void append_durably(const std::filesystem::path& path, std::string_view content);
 

@@ -36,12 +36,15 @@ class CsvStore final : public ResultsStore {
       override {
     std::string line = format_result_line(entry, format_time_ms(entry.time_ms));
     if (!checked_environment_ || !(*checked_environment_ == environment)) {
+      // A new file gets its header through create_file_atomically, so that of two processes
+      // starting together one writes it and the other finds it and checks it below. An empty
+      // file (touched, or a header-less start) is simply replaced.
       std::error_code ec;
-      const bool empty = !std::filesystem::exists(path_, ec) ||
-                         std::filesystem::file_size(path_, ec) == 0;
-      if (empty) {
-        write_file_atomically(path_, format_validator_lines(environment));
-      } else {
+      const std::string header = format_validator_lines(environment);
+      const bool created = create_file_atomically(path_, header);
+      if (!created && std::filesystem::file_size(path_, ec) == 0 && !ec) {
+        write_file_atomically(path_, header);
+      } else if (!created) {
         const std::string content = read_file(path_);
         Diagnostics ignored;  // bad lines are not ours to judge here; only the validators are
         const Environment existing = parse_results_csv(content, path_.string(), ignored).environment;

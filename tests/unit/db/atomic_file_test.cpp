@@ -72,6 +72,15 @@ TEST(AtomicFile, MissingDirectoryIsAnError) {
   EXPECT_THROW(write_file_atomically(dir / "no" / "such" / "f.csv", "x"), std::exception);
 }
 
+TEST(AtomicFile, CreateOnlyWhenAbsent) {
+  testing::TempDir dir;
+  const auto file = dir / "new.csv";
+  EXPECT_TRUE(create_file_atomically(file, "first\n"));
+  EXPECT_FALSE(create_file_atomically(file, "second\n"));
+  EXPECT_EQ(testing::read_text(file), "first\n");
+  EXPECT_EQ(count_files(dir.path()), 1u);
+}
+
 TEST(AppendDurably, CreatesThenAppends) {
   testing::TempDir dir;
   const auto file = dir / "log.csv";

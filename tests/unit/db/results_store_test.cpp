@@ -3,6 +3,8 @@
 #include "db/results_store.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "db/csv_results.hpp"
 #include "temp_dir.hpp"
@@ -56,6 +58,44 @@ TEST(CsvStore, AppendWritesTheHeaderOnceAndEachLineDurably) {
   ASSERT_EQ(tables.size(), 1u);
   EXPECT_EQ(tables[0].entries.size(), 2u);
   EXPECT_EQ(tables[0].environment, kEnv);
+}
+
+TEST(CsvStore, SeveralProcessesStartingOnANewFileWriteOneHeader) {
+  testing::TempDir dir;
+  const auto path = dir / "shared.csv";
+  constexpr int kProcesses = 4, kEach = 10;
+  std::vector<pid_t> children;
+  for (int p = 0; p < kProcesses; ++p) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int status = 0;
+      try {
+        auto store = open_results_store(path);
+        for (int i = 0; i < kEach; ++i) {
+          const auto n = 8 * (p * kEach + i + 1);
+          store->append(kEnv, entry("nn_" + std::to_string(n) + "_8_8_ld_" + std::to_string(n) +
+                                        "_8_" + std::to_string(n),
+                                    "Default", 0.5));
+        }
+      } catch (...) {
+        status = 1;
+      }
+      ::_exit(status);
+    }
+    children.push_back(pid);
+  }
+  for (const pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  Diagnostics d;
+  const auto table = read_results_csv(path, d);
+  EXPECT_TRUE(d.empty()) << d.format_all();
+  EXPECT_EQ(table.environment.entries(), kEnv.entries());
+  EXPECT_EQ(table.entries.size(), static_cast<std::size_t>(kProcesses * kEach));
+  EXPECT_EQ(testing::read_text(path).rfind("Validator,", 0), 0u);
 }
 
 TEST(CsvStore, AppendToAFileOfAnotherEnvironmentIsRefused) {
