@@ -82,13 +82,13 @@ Problem Problem::make(OpKind op, DType dtype, Transpose ta, Transpose tb, std::i
 }
 
 std::int64_t Problem::a_elements() const {
-  return span_elements(lda, a_cols(), batch_stride_a(), batch);
+  return span_elements(blas_lda(), a_cols(), batch_stride_a(), batch);
 }
 std::int64_t Problem::b_elements() const {
-  return span_elements(ldb, b_cols(), batch_stride_b(), batch);
+  return span_elements(blas_ldb(), b_cols(), batch_stride_b(), batch);
 }
 std::int64_t Problem::c_elements() const {
-  return span_elements(ldc, n, batch_stride_c(), batch);
+  return span_elements(blas_ldc(), n, batch_stride_c(), batch);
 }
 
 double Problem::flops() const {

@@ -61,9 +61,16 @@ struct Problem {
   std::int64_t b_rows() const { return transb == Transpose::N ? k : n; }
   std::int64_t b_cols() const { return transb == Transpose::N ? n : k; }
 
-  std::int64_t batch_stride_a() const { return stride_a != 0 ? stride_a : lda * a_cols(); }
-  std::int64_t batch_stride_b() const { return stride_b != 0 ? stride_b : ldb * b_cols(); }
-  std::int64_t batch_stride_c() const { return stride_c != 0 ? stride_c : ldc * n; }
+  // Leading dimensions as BLAS libraries require them (at least the rows). A single-column
+  // operand may carry a smaller recorded one (PyTorch writes ldc=1 for matrix-vector products);
+  // it addresses the same elements, so the larger value is equivalent and valid.
+  std::int64_t blas_lda() const { return a_cols() == 1 && lda < a_rows() ? a_rows() : lda; }
+  std::int64_t blas_ldb() const { return b_cols() == 1 && ldb < b_rows() ? b_rows() : ldb; }
+  std::int64_t blas_ldc() const { return n == 1 && ldc < m ? m : ldc; }
+
+  std::int64_t batch_stride_a() const { return stride_a != 0 ? stride_a : blas_lda() * a_cols(); }
+  std::int64_t batch_stride_b() const { return stride_b != 0 ? stride_b : blas_ldb() * b_cols(); }
+  std::int64_t batch_stride_c() const { return stride_c != 0 ? stride_c : blas_ldc() * n; }
 
   // Elements a buffer must hold for every matrix of the batch, leading dimensions included.
   std::int64_t a_elements() const;

@@ -85,8 +85,8 @@ class OpenBlasSolution final : public Solution {
     if (p.has_bias() && !o.bias) return RunStatus::failure("GemmAndBias without a bias pointer");
     const auto m = static_cast<blasint>(p.m), n = static_cast<blasint>(p.n),
                k = static_cast<blasint>(p.k);
-    const auto lda = static_cast<blasint>(p.lda), ldb = static_cast<blasint>(p.ldb),
-               ldc = static_cast<blasint>(p.ldc);
+    const auto lda = static_cast<blasint>(p.blas_lda()), ldb = static_cast<blasint>(p.blas_ldb()),
+               ldc = static_cast<blasint>(p.blas_ldc());
     const auto ta = cblas_op(p.transa), tb = cblas_op(p.transb);
     for (std::int64_t batch = 0; batch < p.batch; ++batch) {
       const std::int64_t a0 = batch * p.batch_stride_a(), b0 = batch * p.batch_stride_b(),
