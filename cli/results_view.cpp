@@ -30,6 +30,21 @@ std::string format_validators(const Environment& environment) {
   return out;
 }
 
+namespace {
+
+// "?" for a kind this version cannot parse (the line is kept as it is), "-" without a time.
+std::string format_tflops(const ResultEntry& e) {
+  try {
+    const Problem p = parse_problem(e.op_signature, e.params_signature);
+    if (e.time_ms <= 0) return std::string(1, '-');
+    return fmt::format("{:.3f}", p.flops() / (e.time_ms * 1e-3) / 1e12);
+  } catch (const InputError&) {
+    return std::string(1, '?');
+  }
+}
+
+}  // namespace
+
 std::string format_entries(const ResultsTable& table) {
   TextTable t;
   t.column("#", TextTable::Align::Right)
@@ -40,15 +55,8 @@ std::string format_entries(const ResultsTable& table) {
       .column("solution");
   int index = 0;
   for (const auto& e : table.entries) {
-    std::string tflops = "-";
-    try {
-      const Problem p = parse_problem(e.op_signature, e.params_signature);
-      if (e.time_ms > 0) tflops = fmt::format("{:.3f}", p.flops() / (e.time_ms * 1e-3) / 1e12);
-    } catch (const InputError&) {
-      tflops = "?";  // a kind this version cannot parse; the line is kept as it is
-    }
     t.add_row({fmt::format("{}", ++index), e.op_signature, e.params_signature,
-               table.time_text_of(e), tflops, e.solution});
+               table.time_text_of(e), format_tflops(e), e.solution});
   }
   return t.render();
 }
