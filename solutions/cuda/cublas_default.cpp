@@ -40,9 +40,9 @@ class CublasGemmSolution final : public Solution {
     const Problem& p = problem_;
     const Scalars s = make_scalars(types_.scale, ops.alpha, ops.beta);
     const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
-    const int lda = static_cast<int>(effective_ld(p.lda, p.a_rows(), p.a_cols()));
-    const int ldb = static_cast<int>(effective_ld(p.ldb, p.b_rows(), p.b_cols()));
-    const int ldc = static_cast<int>(effective_ld(p.ldc, p.m, p.n));
+    const int lda = static_cast<int>(p.blas_lda());
+    const int ldb = static_cast<int>(p.blas_ldb());
+    const int ldc = static_cast<int>(p.blas_ldc());
     cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
     const char* call = "cublasGemmEx";
     if (p.op == OpKind::GemmStridedBatched) {

@@ -38,12 +38,10 @@ LtMatmul::LtMatmul(const Problem& problem)
     : problem_(problem),
       types_(gemm_types(problem)),
       desc_(types_.compute, types_.scale),
-      a_(types_.a, problem.a_rows(), problem.a_cols(),
-         effective_ld(problem.lda, problem.a_rows(), problem.a_cols())),
-      b_(types_.b, problem.b_rows(), problem.b_cols(),
-         effective_ld(problem.ldb, problem.b_rows(), problem.b_cols())),
-      c_(types_.c, problem.m, problem.n, effective_ld(problem.ldc, problem.m, problem.n)),
-      d_(types_.d, problem.m, problem.n, effective_ld(problem.ldc, problem.m, problem.n)) {
+      a_(types_.a, problem.a_rows(), problem.a_cols(), problem.blas_lda()),
+      b_(types_.b, problem.b_rows(), problem.b_cols(), problem.blas_ldb()),
+      c_(types_.c, problem.m, problem.n, problem.blas_ldc()),
+      d_(types_.d, problem.m, problem.n, problem.blas_ldc()) {
   if (problem.batch > 1) {
     const int batch = static_cast<int>(problem.batch);
     a_.set_batch(batch, problem.batch_stride_a());
@@ -154,9 +152,12 @@ RunStatus LtMatmul::run(const cublasLtMatmulAlgo_t& algo, std::size_t algo_works
     desc_.set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(ops.scale_b));
   }
   const Scalars s = make_scalars(types_.scale, ops.alpha, ops.beta);
+  // With an fp8 output C has another type than D and is not read (beta = 0): it must not alias
+  // D, so it is passed as null, as PyTorch does.
+  const void* c = types_.c == types_.d ? ops.c : nullptr;
   const cublasStatus_t status =
       cublasLtMatmul(cublaslt_handle(), desc_.get(), s.alpha, ops.a, a_.get(), ops.b, b_.get(),
-                     s.beta, ops.c, c_.get(), ops.c, d_.get(), &algo, ops.workspace,
+                     s.beta, c, c_.get(), ops.c, d_.get(), &algo, ops.workspace,
                      ops.workspace_bytes, stream);
   if (status != CUBLAS_STATUS_SUCCESS) {
     return RunStatus::failure(call_failed_message("cublasLtMatmul", status));

@@ -105,10 +105,6 @@ GemmTypes gemm_types(const Problem& p) {
   return t;
 }
 
-std::int64_t effective_ld(std::int64_t ld, std::int64_t rows, std::int64_t cols) {
-  return cols == 1 ? std::max(ld, rows) : ld;
-}
-
 Scalars make_scalars(cudaDataType_t scale, double alpha, double beta) {
   Scalars s;
   switch (scale) {

@@ -35,10 +35,6 @@ std::optional<std::string> cuda_unsupported_reason(const Problem& problem);
 // Requires cuda_unsupported_reason(problem) to be empty.
 GemmTypes gemm_types(const Problem& problem);
 
-// Leading dimension to pass: cuBLAS rejects ld < rows even for a single-column operand, for
-// which PyTorch records ld = 1.
-std::int64_t effective_ld(std::int64_t ld, std::int64_t rows, std::int64_t cols);
-
 // alpha and beta in the scale type's representation, for host pointer mode.
 struct Scalars {
   alignas(16) unsigned char alpha[16] = {};

@@ -36,24 +36,6 @@ std::unique_ptr<Buffer> upload_floats(CudaBackend& backend, const std::vector<do
   return buffer;
 }
 
-}  // namespace
-
-std::int64_t operand_elements(std::int64_t ld, std::int64_t rows, std::int64_t cols,
-                              std::int64_t batch_stride, std::int64_t batch) {
-  return (batch - 1) * batch_stride + (cols - 1) * ld + rows;
-}
-std::int64_t a_elements(const Problem& p) {
-  return operand_elements(p.lda, p.a_rows(), p.a_cols(), p.batch_stride_a(), p.batch);
-}
-std::int64_t b_elements(const Problem& p) {
-  return operand_elements(p.ldb, p.b_rows(), p.b_cols(), p.batch_stride_b(), p.batch);
-}
-std::int64_t c_elements(const Problem& p) {
-  return operand_elements(p.ldc, p.m, p.n, p.batch_stride_c(), p.batch);
-}
-
-namespace {
-
 double unit_roundoff(DType dtype) {
   switch (dtype) {
     case DType::Float64:
@@ -102,16 +84,16 @@ Complex op_element(const std::vector<Complex>& x, Transpose t, std::int64_t ld,
 DeviceOperands::DeviceOperands(CudaBackend& be, const Problem& p, double alpha_, double beta_,
                                std::uint64_t seed)
     : backend(be), problem(p), alpha(alpha_), beta(beta_) {
-  const std::size_t a_bytes = static_cast<std::size_t>(a_elements(p)) * element_bytes(p.a_type);
-  const std::size_t b_bytes = static_cast<std::size_t>(b_elements(p)) * element_bytes(p.b_type);
-  const std::size_t c_bytes = static_cast<std::size_t>(c_elements(p)) * element_bytes(p.c_type);
+  const std::size_t a_bytes = static_cast<std::size_t>(p.a_elements()) * element_bytes(p.a_type);
+  const std::size_t b_bytes = static_cast<std::size_t>(p.b_elements()) * element_bytes(p.b_type);
+  const std::size_t c_bytes = static_cast<std::size_t>(p.c_elements()) * element_bytes(p.c_type);
   a = backend.allocate(a_bytes);
   b = backend.allocate(b_bytes);
   c = backend.allocate(c_bytes);
   c0 = backend.allocate(c_bytes);
-  host_a = fill_and_read(backend, *a, p.a_type, a_elements(p), seed);
-  host_b = fill_and_read(backend, *b, p.b_type, b_elements(p), seed + 1);
-  host_c0 = fill_and_read(backend, *c0, p.c_type, c_elements(p), seed + 2);
+  host_a = fill_and_read(backend, *a, p.a_type, p.a_elements(), seed);
+  host_b = fill_and_read(backend, *b, p.b_type, p.b_elements(), seed + 1);
+  host_c0 = fill_and_read(backend, *c0, p.c_type, p.c_elements(), seed + 2);
   if (p.has_bias()) {
     const DType bias_type = p.bias_type.value_or(p.c_type);
     bias = backend.allocate(static_cast<std::size_t>(p.m) * element_bytes(bias_type));
@@ -157,7 +139,7 @@ Operands DeviceOperands::operands() const {
 }
 
 std::vector<Complex> DeviceOperands::read_c() {
-  return to_complex(backend.read_as_double(*c, problem.c_type, c_elements(problem)),
+  return to_complex(backend.read_as_double(*c, problem.c_type, problem.c_elements()),
                     problem.c_type);
 }
 

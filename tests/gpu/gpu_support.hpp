@@ -20,14 +20,6 @@ namespace gemmtune::gpu_test {
 
 using Complex = std::complex<double>;
 
-// Elements an operand spans: (batch-1)·stride + (cols-1)·ld + rows. Unlike Problem's counts it
-// holds a single-column operand whose recorded ld is below its rows (PyTorch's ldc = 1).
-std::int64_t operand_elements(std::int64_t ld, std::int64_t rows, std::int64_t cols,
-                              std::int64_t batch_stride, std::int64_t batch);
-std::int64_t a_elements(const Problem& p);
-std::int64_t b_elements(const Problem& p);
-std::int64_t c_elements(const Problem& p);
-
 struct DeviceOperands {
   DeviceOperands(CudaBackend& backend, const Problem& problem, double alpha, double beta,
                  std::uint64_t seed = 1);

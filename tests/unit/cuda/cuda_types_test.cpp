@@ -54,12 +54,6 @@ TEST(CudaTypes, RefusesWithReasons) {
   EXPECT_TRUE(cuda_unsupported_reason(bad));
 }
 
-TEST(CudaTypes, SingleColumnOperandsGetAUsableLeadingDimension) {
-  EXPECT_EQ(effective_ld(1, 128, 1), 128);  // PyTorch's ldc=1 for a vector
-  EXPECT_EQ(effective_ld(256, 128, 1), 256);
-  EXPECT_EQ(effective_ld(128, 128, 32), 128);
-}
-
 TEST(CudaTypes, ScalarsInTheScaleType) {
   const Scalars f = make_scalars(CUDA_R_32F, 2.0, 0.5);
   float a = 0, b = 0;
