@@ -48,16 +48,16 @@ class CublasGemmSolution final : public Solution {
     if (p.op == OpKind::GemmStridedBatched) {
       call = "cublasGemmStridedBatchedEx";
       status = cublasGemmStridedBatchedEx(
-          handle, to_cublas(p.transa), to_cublas(p.transb), m, n, k, s.alpha, ops.a, types_.a,
-          lda, p.batch_stride_a(), ops.b, types_.b, ldb, p.batch_stride_b(), s.beta, ops.c,
-          types_.d, ldc, p.batch_stride_c(), static_cast<int>(p.batch), types_.compute,
-          CUBLAS_GEMM_DEFAULT);
+          handle, to_cublas(p.transa), to_cublas(p.transb), m, n, k, s.alpha, ops.a, types_.a, lda,
+          p.batch_stride_a(), ops.b, types_.b, ldb, p.batch_stride_b(), s.beta, ops.c, types_.d,
+          ldc, p.batch_stride_c(), static_cast<int>(p.batch), types_.compute, CUBLAS_GEMM_DEFAULT);
     } else {
       status = cublasGemmEx(handle, to_cublas(p.transa), to_cublas(p.transb), m, n, k, s.alpha,
                             ops.a, types_.a, lda, ops.b, types_.b, ldb, s.beta, ops.c, types_.d,
                             ldc, types_.compute, CUBLAS_GEMM_DEFAULT);
     }
-    if (status != CUBLAS_STATUS_SUCCESS) return RunStatus::failure(call_failed_message(call, status));
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return RunStatus::failure(call_failed_message(call, status));
     const cudaError_t launch = cudaGetLastError();
     if (launch != cudaSuccess) return RunStatus::failure(call_failed_message(call, launch));
     return RunStatus::success();
@@ -85,8 +85,9 @@ std::unique_ptr<Solution> make_default_solution(const Problem& problem) {
   const auto proposals = matmul->heuristic(first, &why);
   if (proposals.empty()) {
     return std::make_unique<LtSolution>(
-        kDefaultName, problem, fmt::format("cuBLASLt has no algorithm for {},{}: {}",
-                                           problem.op_signature(), problem.params_signature(), why));
+        kDefaultName, problem,
+        fmt::format("cuBLASLt has no algorithm for {},{}: {}", problem.op_signature(),
+                    problem.params_signature(), why));
   }
   return std::make_unique<LtSolution>(kDefaultName, std::move(matmul), proposals.front().algo,
                                       proposals.front().workspaceSize);
@@ -99,8 +100,7 @@ std::vector<std::unique_ptr<Solution>> CublasProvider::enumerate(const Problem& 
   return out;
 }
 
-std::unique_ptr<Solution> CublasProvider::from_name(const Problem& problem,
-                                                    std::string_view name) {
+std::unique_ptr<Solution> CublasProvider::from_name(const Problem& problem, std::string_view name) {
   if (name != kDefaultSolutionName) return nullptr;
   return make_default_solution(problem);
 }

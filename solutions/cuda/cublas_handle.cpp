@@ -24,20 +24,28 @@ Handle& handle_for_current_device() {
 
 }  // namespace
 
-CublasHandle::CublasHandle() { GEMMTUNE_CUBLAS_CHECK(cublasCreate(&handle_)); }
+CublasHandle::CublasHandle() {
+  GEMMTUNE_CUBLAS_CHECK(cublasCreate(&handle_));
+}
 
 CublasHandle::~CublasHandle() {
   if (handle_ != nullptr) GEMMTUNE_CUBLAS_CHECK_NOEXCEPT(cublasDestroy(handle_));
 }
 
-CublasLtHandle::CublasLtHandle() { GEMMTUNE_CUBLAS_CHECK(cublasLtCreate(&handle_)); }
+CublasLtHandle::CublasLtHandle() {
+  GEMMTUNE_CUBLAS_CHECK(cublasLtCreate(&handle_));
+}
 
 CublasLtHandle::~CublasLtHandle() {
   if (handle_ != nullptr) GEMMTUNE_CUBLAS_CHECK_NOEXCEPT(cublasLtDestroy(handle_));
 }
 
-cublasHandle_t cublas_handle() { return handle_for_current_device<CublasHandle>().get(); }
+cublasHandle_t cublas_handle() {
+  return handle_for_current_device<CublasHandle>().get();
+}
 
-cublasLtHandle_t cublaslt_handle() { return handle_for_current_device<CublasLtHandle>().get(); }
+cublasLtHandle_t cublaslt_handle() {
+  return handle_for_current_device<CublasLtHandle>().get();
+}
 
 }  // namespace gemmtune::cuda

@@ -17,8 +17,8 @@ T get_config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttribute
 }
 
 template <typename T>
-cublasStatus_t set_config(cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attribute,
-                          T value) {
+cublasStatus_t set_config(cublasLtMatmulAlgo_t& algo,
+                          cublasLtMatmulAlgoConfigAttributes_t attribute, T value) {
   return cublasLtMatmulAlgoConfigSetAttribute(&algo, attribute, &value, sizeof(value));
 }
 
@@ -67,8 +67,8 @@ std::variant<cublasLtMatmulAlgo_t, std::string> build_algo(cublasLtHandle_t hand
                                                            const GemmTypes& t,
                                                            const AlgoConfig& c) {
   cublasLtMatmulAlgo_t algo{};
-  cublasStatus_t status = cublasLtMatmulAlgoInit(handle, t.compute, t.scale, t.a, t.b, t.c, t.d,
-                                                 c.id, &algo);
+  cublasStatus_t status =
+      cublasLtMatmulAlgoInit(handle, t.compute, t.scale, t.a, t.b, t.c, t.d, c.id, &algo);
   if (status != CUBLAS_STATUS_SUCCESS) {
     return call_failed_message(fmt::format("cublasLtMatmulAlgoInit(id {})", c.id), status);
   }
@@ -108,8 +108,7 @@ AlgoCaps read_caps(const cublasLtMatmulAlgo_t& algo) {
   caps.swizzle = get_cap<std::uint32_t>(algo, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT) != 0;
   caps.custom_option_max = get_cap<std::int32_t>(algo, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX);
   caps.tiles = get_cap_array(algo, CUBLASLT_ALGO_CAP_TILE_IDS, CUBLASLT_MATMUL_TILE_UNDEFINED);
-  caps.stages =
-      get_cap_array(algo, CUBLASLT_ALGO_CAP_STAGES_IDS, CUBLASLT_MATMUL_STAGES_UNDEFINED);
+  caps.stages = get_cap_array(algo, CUBLASLT_ALGO_CAP_STAGES_IDS, CUBLASLT_MATMUL_STAGES_UNDEFINED);
   return caps;
 }
 

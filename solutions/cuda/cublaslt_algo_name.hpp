@@ -18,15 +18,15 @@ namespace gemmtune::cuda {
 inline constexpr std::string_view kCublasltNamePrefix = "Gemm_Cublaslt_";
 
 struct AlgoConfig {
-  std::int32_t id = 0;            // CUBLASLT_ALGO_CONFIG_ID
-  std::uint32_t tile = 0;         // CUBLASLT_ALGO_CONFIG_TILE_ID
-  std::uint32_t stages = 0;       // CUBLASLT_ALGO_CONFIG_STAGES_ID
-  std::int32_t splitk = 1;        // CUBLASLT_ALGO_CONFIG_SPLITK_NUM
-  std::uint32_t reduction = 0;    // CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME
-  std::uint32_t swizzle = 0;      // CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING
-  std::uint32_t custom = 0;       // CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION
-  std::uint16_t inner = 0;        // CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID
-  std::uint16_t cluster = 0;      // CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID
+  std::int32_t id = 0;          // CUBLASLT_ALGO_CONFIG_ID
+  std::uint32_t tile = 0;       // CUBLASLT_ALGO_CONFIG_TILE_ID
+  std::uint32_t stages = 0;     // CUBLASLT_ALGO_CONFIG_STAGES_ID
+  std::int32_t splitk = 1;      // CUBLASLT_ALGO_CONFIG_SPLITK_NUM
+  std::uint32_t reduction = 0;  // CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME
+  std::uint32_t swizzle = 0;    // CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING
+  std::uint32_t custom = 0;     // CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION
+  std::uint16_t inner = 0;      // CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID
+  std::uint16_t cluster = 0;    // CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID
 
   friend auto operator<=>(const AlgoConfig&, const AlgoConfig&) = default;
 };

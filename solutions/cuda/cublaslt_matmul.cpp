@@ -14,7 +14,6 @@ namespace {
 // Stand-in for device pointers the heuristic inspects only for alignment.
 const void* const kAlignedPlaceholder = reinterpret_cast<const void*>(std::uintptr_t{1} << 12);
 
-
 std::uint32_t alignment_of(const void* pointer) {
   const auto address = reinterpret_cast<std::uintptr_t>(pointer);
   if (address == 0) return 256;
@@ -137,9 +136,10 @@ RunStatus LtMatmul::run(const cublasLtMatmulAlgo_t& algo, std::size_t algo_works
                            Aligned{"D", ops.c, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES}}) {
     const std::uint32_t need = required_alignment(algo, x.cap);
     if (alignment_of(x.pointer) < need) {
-      return RunStatus::failure(fmt::format("operand {} at {} is not aligned to the {} bytes this "
-                                            "algorithm needs",
-                                            x.name, x.pointer, need));
+      return RunStatus::failure(
+          fmt::format("operand {} at {} is not aligned to the {} bytes this "
+                      "algorithm needs",
+                      x.name, x.pointer, need));
     }
   }
   if (problem_.op == OpKind::ScaledGemm && ops.beta != 0.0 && types_.c != types_.d) {
@@ -155,15 +155,15 @@ RunStatus LtMatmul::run(const cublasLtMatmulAlgo_t& algo, std::size_t algo_works
   // With an fp8 output C has another type than D and is not read (beta = 0): it must not alias
   // D, so it is passed as null, as PyTorch does.
   const void* c = types_.c == types_.d ? ops.c : nullptr;
-  const cublasStatus_t status =
-      cublasLtMatmul(cublaslt_handle(), desc_.get(), s.alpha, ops.a, a_.get(), ops.b, b_.get(),
-                     s.beta, c, c_.get(), ops.c, d_.get(), &algo, ops.workspace,
-                     ops.workspace_bytes, stream);
+  const cublasStatus_t status = cublasLtMatmul(
+      cublaslt_handle(), desc_.get(), s.alpha, ops.a, a_.get(), ops.b, b_.get(), s.beta, c,
+      c_.get(), ops.c, d_.get(), &algo, ops.workspace, ops.workspace_bytes, stream);
   if (status != CUBLAS_STATUS_SUCCESS) {
     return RunStatus::failure(call_failed_message("cublasLtMatmul", status));
   }
   const cudaError_t launch = cudaGetLastError();
-  if (launch != cudaSuccess) return RunStatus::failure(call_failed_message("kernel launch", launch));
+  if (launch != cudaSuccess)
+    return RunStatus::failure(call_failed_message("kernel launch", launch));
   return RunStatus::success();
 }
 

@@ -38,7 +38,8 @@ std::unique_ptr<Solution> CublasLtProvider::from_name(const Problem& problem,
   if (auto why = cuda_unsupported_reason(problem)) {
     return std::make_unique<LtSolution>(stored, problem, *why);
   }
-  const std::string where = fmt::format("{},{}", problem.op_signature(), problem.params_signature());
+  const std::string where =
+      fmt::format("{},{}", problem.op_signature(), problem.params_signature());
   auto matmul = std::make_shared<LtMatmul>(problem);
   AlgoRebuilder rebuilder(*matmul);
   auto built = rebuilder.build(*config);

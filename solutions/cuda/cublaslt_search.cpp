@@ -77,10 +77,11 @@ class CandidateSet {
   std::vector<LtCandidate> out_;
 };
 
-bool split_fits(int split, std::int64_t k) { return split == 1 || k / split >= kMinKPerSplit; }
+bool split_fits(int split, std::int64_t k) {
+  return split == 1 || k / split >= kMinKPerSplit;
+}
 
-void add_variants(CandidateSet& set, const AlgoConfig& base, const AlgoCaps& caps,
-                  std::int64_t k) {
+void add_variants(CandidateSet& set, const AlgoConfig& base, const AlgoCaps& caps, std::int64_t k) {
   if (caps.splitk) {
     for (int split : kVariantSplits) {
       if (!split_fits(split, k)) continue;
@@ -239,8 +240,7 @@ std::vector<LtCandidate> search_algorithms(const LtMatmul& matmul, const LtSearc
   st.variants_offered = static_cast<int>(set.size()) - st.heuristic_offered;
 
   if (limits.exhaustive) add_exhaustive(set, matmul, ids, limits.max_checks, inner_seen, st);
-  st.exhaustive_offered =
-      static_cast<int>(set.size()) - st.heuristic_offered - st.variants_offered;
+  st.exhaustive_offered = static_cast<int>(set.size()) - st.heuristic_offered - st.variants_offered;
   return set.take();
 }
 

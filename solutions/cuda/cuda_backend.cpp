@@ -40,8 +40,7 @@ DeviceProperties read_properties(int ordinal) {
   p.name = prop.name;
   p.architecture = fmt::format("sm_{}{}", prop.major, prop.minor);
   p.memory_bytes = prop.totalGlobalMem;
-  p.last_level_cache_bytes =
-      static_cast<std::size_t>(attribute(cudaDevAttrL2CacheSize, ordinal));
+  p.last_level_cache_bytes = static_cast<std::size_t>(attribute(cudaDevAttrL2CacheSize, ordinal));
   p.compute_units = attribute(cudaDevAttrMultiProcessorCount, ordinal);
   return p;
 }
@@ -50,15 +49,22 @@ cuda::FillType fill_type(DType dtype) {
   switch (dtype) {
     case DType::Float32:
     case DType::TF32:
-    case DType::ComplexFloat32: return cuda::FillType::F32;
+    case DType::ComplexFloat32:
+      return cuda::FillType::F32;
     case DType::Float64:
-    case DType::ComplexFloat64: return cuda::FillType::F64;
-    case DType::Float16: return cuda::FillType::F16;
-    case DType::BFloat16: return cuda::FillType::BF16;
-    case DType::Float8E4M3: return cuda::FillType::E4M3;
-    case DType::Float8E5M2: return cuda::FillType::E5M2;
+    case DType::ComplexFloat64:
+      return cuda::FillType::F64;
+    case DType::Float16:
+      return cuda::FillType::F16;
+    case DType::BFloat16:
+      return cuda::FillType::BF16;
+    case DType::Float8E4M3:
+      return cuda::FillType::E4M3;
+    case DType::Float8E5M2:
+      return cuda::FillType::E5M2;
     case DType::Float8E4M3Fnuz:
-    case DType::Float8E5M2Fnuz: break;
+    case DType::Float8E5M2Fnuz:
+      break;
   }
   GEMMTUNE_THROW("{} cannot be stored on a CUDA device", info(dtype).cli_name);
 }
@@ -158,7 +164,8 @@ void CudaBackend::flush_cache() {
   const cuda::ScopedDevice device(ordinal_);
   if (!flush_buffer_) {
     // Twice the L2, so that what the next iteration reads is surely gone.
-    const std::size_t bytes = std::max<std::size_t>(2 * properties_.last_level_cache_bytes, 1 << 20);
+    const std::size_t bytes =
+        std::max<std::size_t>(2 * properties_.last_level_cache_bytes, 1 << 20);
     flush_buffer_ = std::make_unique<cuda::DeviceBuffer>(bytes);
   }
   GEMMTUNE_CUDA_CHECK(

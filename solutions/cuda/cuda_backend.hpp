@@ -28,8 +28,7 @@ class CudaBackend final : public Backend {
   void* stream() const override { return stream_.get(); }
 
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
-  void fill_random(Buffer& buffer, DType dtype, std::int64_t elements,
-                   std::uint64_t seed) override;
+  void fill_random(Buffer& buffer, DType dtype, std::int64_t elements, std::uint64_t seed) override;
   void fill_bytes(Buffer& buffer, unsigned char value) override;
   void copy(Buffer& dst, const Buffer& src, std::size_t bytes) override;
   // Complex types come back as two doubles (real, imaginary) per element.

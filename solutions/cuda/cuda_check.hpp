@@ -33,34 +33,34 @@ void report_cublas_error(const char* file, int line, const char* call,
 
 }  // namespace gemmtune::cuda
 
-#define GEMMTUNE_CUDA_CHECK(call)                                               \
-  do {                                                                          \
-    const cudaError_t gemmtune_cuda_status_ = (call);                           \
-    if (gemmtune_cuda_status_ != cudaSuccess) {                                 \
+#define GEMMTUNE_CUDA_CHECK(call)                                                           \
+  do {                                                                                      \
+    const cudaError_t gemmtune_cuda_status_ = (call);                                       \
+    if (gemmtune_cuda_status_ != cudaSuccess) {                                             \
       ::gemmtune::cuda::throw_cuda_error(__FILE__, __LINE__, #call, gemmtune_cuda_status_); \
-    }                                                                           \
+    }                                                                                       \
   } while (false)
 
-#define GEMMTUNE_CUDA_CHECK_NOEXCEPT(call)                                      \
-  do {                                                                          \
-    const cudaError_t gemmtune_cuda_status_ = (call);                           \
-    if (gemmtune_cuda_status_ != cudaSuccess) {                                 \
+#define GEMMTUNE_CUDA_CHECK_NOEXCEPT(call)                                                   \
+  do {                                                                                       \
+    const cudaError_t gemmtune_cuda_status_ = (call);                                        \
+    if (gemmtune_cuda_status_ != cudaSuccess) {                                              \
       ::gemmtune::cuda::report_cuda_error(__FILE__, __LINE__, #call, gemmtune_cuda_status_); \
-    }                                                                           \
+    }                                                                                        \
   } while (false)
 
-#define GEMMTUNE_CUBLAS_CHECK(call)                                             \
-  do {                                                                          \
-    const cublasStatus_t gemmtune_cublas_status_ = (call);                      \
-    if (gemmtune_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                     \
+#define GEMMTUNE_CUBLAS_CHECK(call)                                                             \
+  do {                                                                                          \
+    const cublasStatus_t gemmtune_cublas_status_ = (call);                                      \
+    if (gemmtune_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                                     \
       ::gemmtune::cuda::throw_cublas_error(__FILE__, __LINE__, #call, gemmtune_cublas_status_); \
-    }                                                                           \
+    }                                                                                           \
   } while (false)
 
-#define GEMMTUNE_CUBLAS_CHECK_NOEXCEPT(call)                                    \
-  do {                                                                          \
-    const cublasStatus_t gemmtune_cublas_status_ = (call);                      \
-    if (gemmtune_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                     \
+#define GEMMTUNE_CUBLAS_CHECK_NOEXCEPT(call)                                                     \
+  do {                                                                                           \
+    const cublasStatus_t gemmtune_cublas_status_ = (call);                                       \
+    if (gemmtune_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                                      \
       ::gemmtune::cuda::report_cublas_error(__FILE__, __LINE__, #call, gemmtune_cublas_status_); \
-    }                                                                           \
+    }                                                                                            \
   } while (false)

@@ -6,7 +6,9 @@
 
 namespace gemmtune::cuda {
 
-Event::Event() { GEMMTUNE_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDefault)); }
+Event::Event() {
+  GEMMTUNE_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDefault));
+}
 
 Event::~Event() {
   if (event_ != nullptr) GEMMTUNE_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(event_));
@@ -22,9 +24,13 @@ Event& Event::operator=(Event&& other) noexcept {
   return *this;
 }
 
-void Event::record(cudaStream_t stream) { GEMMTUNE_CUDA_CHECK(cudaEventRecord(event_, stream)); }
+void Event::record(cudaStream_t stream) {
+  GEMMTUNE_CUDA_CHECK(cudaEventRecord(event_, stream));
+}
 
-void Event::synchronize() const { GEMMTUNE_CUDA_CHECK(cudaEventSynchronize(event_)); }
+void Event::synchronize() const {
+  GEMMTUNE_CUDA_CHECK(cudaEventSynchronize(event_));
+}
 
 float EventPair::elapsed_ms() const {
   float ms = 0.0f;

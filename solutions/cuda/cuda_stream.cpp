@@ -6,7 +6,9 @@
 
 namespace gemmtune::cuda {
 
-Stream::Stream() { GEMMTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+Stream::Stream() {
+  GEMMTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+}
 
 Stream::~Stream() {
   if (stream_ != nullptr) GEMMTUNE_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream_));
@@ -22,6 +24,8 @@ Stream& Stream::operator=(Stream&& other) noexcept {
   return *this;
 }
 
-void Stream::synchronize() const { GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+void Stream::synchronize() const {
+  GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
 
 }  // namespace gemmtune::cuda

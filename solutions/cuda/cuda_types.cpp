@@ -23,16 +23,25 @@ void store(unsigned char* out, const T& value) {
 std::optional<cudaDataType_t> to_cuda_type(DType dtype) {
   switch (dtype) {
     case DType::Float32:
-    case DType::TF32: return CUDA_R_32F;
-    case DType::Float64: return CUDA_R_64F;
-    case DType::BFloat16: return CUDA_R_16BF;
-    case DType::Float16: return CUDA_R_16F;
-    case DType::Float8E4M3: return CUDA_R_8F_E4M3;
-    case DType::Float8E5M2: return CUDA_R_8F_E5M2;
-    case DType::ComplexFloat32: return CUDA_C_32F;
-    case DType::ComplexFloat64: return CUDA_C_64F;
+    case DType::TF32:
+      return CUDA_R_32F;
+    case DType::Float64:
+      return CUDA_R_64F;
+    case DType::BFloat16:
+      return CUDA_R_16BF;
+    case DType::Float16:
+      return CUDA_R_16F;
+    case DType::Float8E4M3:
+      return CUDA_R_8F_E4M3;
+    case DType::Float8E5M2:
+      return CUDA_R_8F_E5M2;
+    case DType::ComplexFloat32:
+      return CUDA_C_32F;
+    case DType::ComplexFloat64:
+      return CUDA_C_64F;
     case DType::Float8E4M3Fnuz:
-    case DType::Float8E5M2Fnuz: return std::nullopt;
+    case DType::Float8E5M2Fnuz:
+      return std::nullopt;
   }
   return std::nullopt;
 }
@@ -54,9 +63,8 @@ std::optional<std::string> cuda_unsupported_reason(const Problem& p) {
       return std::string("ScaledGemm on CUDA needs fp8 A and B");
     }
     if (p.transa != Transpose::T || p.transb != Transpose::N) {
-      return fmt::format(
-          "fp8 GEMMs on CUDA need A transposed and B not (tn); this problem is {}{}",
-          to_char(p.transa), to_char(p.transb));
+      return fmt::format("fp8 GEMMs on CUDA need A transposed and B not (tn); this problem is {}{}",
+                         to_char(p.transa), to_char(p.transb));
     }
     if (info(p.c_type).is_complex) return std::string("ScaledGemm cannot write complex output");
   } else if (fp8_ab || info(p.c_type).is_float8) {
@@ -132,9 +140,12 @@ Scalars make_scalars(cudaDataType_t scale, double alpha, double beta) {
 
 cublasOperation_t to_cublas(Transpose t) {
   switch (t) {
-    case Transpose::N: return CUBLAS_OP_N;
-    case Transpose::T: return CUBLAS_OP_T;
-    case Transpose::C: return CUBLAS_OP_C;
+    case Transpose::N:
+      return CUBLAS_OP_N;
+    case Transpose::T:
+      return CUBLAS_OP_T;
+    case Transpose::C:
+      return CUBLAS_OP_C;
   }
   return CUBLAS_OP_N;
 }

@@ -11,7 +11,9 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
   GEMMTUNE_CUDA_CHECK(cudaMalloc(&data_, bytes == 0 ? 1 : bytes));
 }
 
-DeviceBuffer::~DeviceBuffer() { release(); }
+DeviceBuffer::~DeviceBuffer() {
+  release();
+}
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}

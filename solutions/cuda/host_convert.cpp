@@ -49,7 +49,9 @@ void decode(const void* bytes, std::int64_t count, std::vector<double>& out) {
 
 }  // namespace
 
-double decode_fp16(std::uint16_t bits) { return decode_ieee(bits, 5, 10, true); }
+double decode_fp16(std::uint16_t bits) {
+  return decode_ieee(bits, 5, 10, true);
+}
 
 double decode_bf16(std::uint16_t bits) {
   const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;
@@ -63,9 +65,13 @@ double decode_fp8_e4m3(std::uint8_t bits) {
   return decode_ieee(bits, 4, 3, false);
 }
 
-double decode_fp8_e5m2(std::uint8_t bits) { return decode_ieee(bits, 5, 2, true); }
+double decode_fp8_e5m2(std::uint8_t bits) {
+  return decode_ieee(bits, 5, 2, true);
+}
 
-int scalars_per_element(DType dtype) { return info(dtype).is_complex ? 2 : 1; }
+int scalars_per_element(DType dtype) {
+  return info(dtype).is_complex ? 2 : 1;
+}
 
 std::vector<double> widen_to_double(const void* host_bytes, DType dtype, std::int64_t elements) {
   const std::int64_t count = elements * scalars_per_element(dtype);
@@ -74,13 +80,25 @@ std::vector<double> widen_to_double(const void* host_bytes, DType dtype, std::in
   switch (dtype) {
     case DType::Float32:
     case DType::TF32:
-    case DType::ComplexFloat32: widen<float>(host_bytes, count, out); break;
+    case DType::ComplexFloat32:
+      widen<float>(host_bytes, count, out);
+      break;
     case DType::Float64:
-    case DType::ComplexFloat64: widen<double>(host_bytes, count, out); break;
-    case DType::Float16: decode<std::uint16_t, decode_fp16>(host_bytes, count, out); break;
-    case DType::BFloat16: decode<std::uint16_t, decode_bf16>(host_bytes, count, out); break;
-    case DType::Float8E4M3: decode<std::uint8_t, decode_fp8_e4m3>(host_bytes, count, out); break;
-    case DType::Float8E5M2: decode<std::uint8_t, decode_fp8_e5m2>(host_bytes, count, out); break;
+    case DType::ComplexFloat64:
+      widen<double>(host_bytes, count, out);
+      break;
+    case DType::Float16:
+      decode<std::uint16_t, decode_fp16>(host_bytes, count, out);
+      break;
+    case DType::BFloat16:
+      decode<std::uint16_t, decode_bf16>(host_bytes, count, out);
+      break;
+    case DType::Float8E4M3:
+      decode<std::uint8_t, decode_fp8_e4m3>(host_bytes, count, out);
+      break;
+    case DType::Float8E5M2:
+      decode<std::uint8_t, decode_fp8_e5m2>(host_bytes, count, out);
+      break;
     case DType::Float8E4M3Fnuz:
     case DType::Float8E5M2Fnuz:
       GEMMTUNE_THROW("{} is not a CUDA type", info(dtype).cli_name);

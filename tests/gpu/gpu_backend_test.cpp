@@ -34,9 +34,9 @@ TEST_F(CudaBackendTest, PropertiesComeFromTheDevice) {
 
 TEST_F(CudaBackendTest, VersionsNameEverythingThatChangesAResult) {
   const Environment env = backend_->versions();
-  for (const char* key : {"CUDA_RUNTIME_VERSION", "CUDA_DRIVER_VERSION", "CUBLAS_VERSION",
-                          "CUBLASLT_VERSION", "GPU_NAME", "GPU_COMPUTE_CAPABILITY",
-                          "GPU_SM_COUNT"}) {
+  for (const char* key :
+       {"CUDA_RUNTIME_VERSION", "CUDA_DRIVER_VERSION", "CUBLAS_VERSION", "CUBLASLT_VERSION",
+        "GPU_NAME", "GPU_COMPUTE_CAPABILITY", "GPU_SM_COUNT"}) {
     ASSERT_TRUE(env.contains(key)) << key;
     EXPECT_FALSE(env.get(key)->empty()) << key;
     fmt::print("{} = {}\n", key, *env.get(key));

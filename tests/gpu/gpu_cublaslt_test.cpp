@@ -10,11 +10,11 @@
 
 #include "gpu_support.hpp"
 #include "solutions/cuda/cublas_default.hpp"
-#include "solutions/cuda/cublaslt_provider.hpp"
+#include "solutions/cuda/cublas_handle.hpp"
 #include "solutions/cuda/cublaslt_algo_config.hpp"
+#include "solutions/cuda/cublaslt_provider.hpp"
 #include "solutions/cuda/cublaslt_rebuild.hpp"
 #include "solutions/cuda/cublaslt_solution.hpp"
-#include "solutions/cuda/cublas_handle.hpp"
 #include "solutions/cuda/cuda_device.hpp"
 #include "solutions/cuda/register_cuda.hpp"
 
@@ -39,8 +39,8 @@ Problem skinny_bf16() {
 }
 
 Problem fp8_tn(std::int64_t m, std::int64_t n, std::int64_t k) {
-  Problem p = Problem::make(OpKind::ScaledGemm, DType::Float8E4M3, Transpose::T, Transpose::N, m,
-                            n, k);
+  Problem p =
+      Problem::make(OpKind::ScaledGemm, DType::Float8E4M3, Transpose::T, Transpose::N, m, n, k);
   p.c_type = DType::BFloat16;
   return p;
 }
@@ -74,7 +74,8 @@ Counted count(const Problem& p, bool variants, bool exhaustive) {
   Counted c{};
   const auto start = std::chrono::steady_clock::now();
   c.candidates = cuda::search_algorithms(matmul, limits, &c.stats).size();
-  c.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  c.ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return c;
 }
 
@@ -109,8 +110,8 @@ TEST_F(CudaCublasLt, SkinnyBf16OffersMoreThanPyTorchsEight) {
 }
 
 TEST_F(CudaCublasLt, NamesRebuildTheSameAlgorithm) {
-  Problem bias = Problem::make(OpKind::GemmAndBias, DType::Float16, Transpose::N, Transpose::N,
-                               768, 128, 768);
+  Problem bias =
+      Problem::make(OpKind::GemmAndBias, DType::Float16, Transpose::N, Transpose::N, 768, 128, 768);
   Problem batched = Problem::make(OpKind::GemmStridedBatched, DType::Float32, Transpose::T,
                                   Transpose::N, 128, 128, 64);
   batched.batch = 12;
@@ -348,12 +349,13 @@ TEST(CudaCublasLtLook, DISABLED_Fp8HeuristicVersusRebuilt) {
       const std::string raw_result = gpu_test::run_and_check(raw, ops);
       const std::string fresh_result = gpu_test::run_and_check(from_fresh, ops);
       const std::string based_result = gpu_test::run_and_check(from_based, ops);
-      fmt::print("  {} fresh_differs={} based_differs={}\n    raw: {}\n    fresh: {}\n    based: "
-                 "{}\n",
-                 cuda::algo_name(config), std::memcmp(&fresh_algo, &r.algo, sizeof r.algo) != 0,
-                 std::memcmp(&based_algo, &r.algo, sizeof r.algo) != 0,
-                 raw_result.empty() ? "ok" : raw_result, fresh_result.empty() ? "ok" : fresh_result,
-                 based_result.empty() ? "ok" : based_result);
+      fmt::print(
+          "  {} fresh_differs={} based_differs={}\n    raw: {}\n    fresh: {}\n    based: "
+          "{}\n",
+          cuda::algo_name(config), std::memcmp(&fresh_algo, &r.algo, sizeof r.algo) != 0,
+          std::memcmp(&based_algo, &r.algo, sizeof r.algo) != 0,
+          raw_result.empty() ? "ok" : raw_result, fresh_result.empty() ? "ok" : fresh_result,
+          based_result.empty() ? "ok" : based_result);
     }
   }
 }

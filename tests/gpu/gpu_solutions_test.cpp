@@ -17,10 +17,9 @@ namespace {
 
 using gpu_test::DeviceOperands;
 
-constexpr std::array kTransposes{std::pair{Transpose::N, Transpose::N},
-                                 std::pair{Transpose::N, Transpose::T},
-                                 std::pair{Transpose::T, Transpose::N},
-                                 std::pair{Transpose::T, Transpose::T}};
+constexpr std::array kTransposes{
+    std::pair{Transpose::N, Transpose::N}, std::pair{Transpose::N, Transpose::T},
+    std::pair{Transpose::T, Transpose::N}, std::pair{Transpose::T, Transpose::T}};
 
 // Leading dimensions padded past the rows, so that ld and rows are told apart.
 Problem padded(Problem p, std::int64_t pad) {

@@ -15,7 +15,8 @@ std::vector<Complex> to_complex(const std::vector<double>& values, DType dtype) 
   std::vector<Complex> out;
   if (info(dtype).is_complex) {
     out.reserve(values.size() / 2);
-    for (std::size_t i = 0; i + 1 < values.size(); i += 2) out.emplace_back(values[i], values[i + 1]);
+    for (std::size_t i = 0; i + 1 < values.size(); i += 2)
+      out.emplace_back(values[i], values[i + 1]);
   } else {
     out.assign(values.begin(), values.end());
   }
@@ -31,24 +32,30 @@ std::vector<Complex> fill_and_read(CudaBackend& backend, Buffer& buffer, DType d
 std::unique_ptr<Buffer> upload_floats(CudaBackend& backend, const std::vector<double>& values) {
   std::vector<float> f(values.begin(), values.end());
   auto buffer = backend.allocate(f.size() * sizeof(float));
-  GEMMTUNE_CUDA_CHECK(cudaMemcpy(buffer->data(), f.data(), f.size() * sizeof(float),
-                                 cudaMemcpyHostToDevice));
+  GEMMTUNE_CUDA_CHECK(
+      cudaMemcpy(buffer->data(), f.data(), f.size() * sizeof(float), cudaMemcpyHostToDevice));
   return buffer;
 }
 
 double unit_roundoff(DType dtype) {
   switch (dtype) {
     case DType::Float64:
-    case DType::ComplexFloat64: return std::ldexp(1.0, -53);
+    case DType::ComplexFloat64:
+      return std::ldexp(1.0, -53);
     case DType::Float32:
     case DType::TF32:
-    case DType::ComplexFloat32: return std::ldexp(1.0, -24);
-    case DType::Float16: return std::ldexp(1.0, -11);
-    case DType::BFloat16: return std::ldexp(1.0, -8);
+    case DType::ComplexFloat32:
+      return std::ldexp(1.0, -24);
+    case DType::Float16:
+      return std::ldexp(1.0, -11);
+    case DType::BFloat16:
+      return std::ldexp(1.0, -8);
     case DType::Float8E4M3:
-    case DType::Float8E4M3Fnuz: return std::ldexp(1.0, -4);
+    case DType::Float8E4M3Fnuz:
+      return std::ldexp(1.0, -4);
     case DType::Float8E5M2:
-    case DType::Float8E5M2Fnuz: return std::ldexp(1.0, -3);
+    case DType::Float8E5M2Fnuz:
+      return std::ldexp(1.0, -3);
   }
   return 1.0;
 }
@@ -61,7 +68,7 @@ struct Tolerance {
 Tolerance tolerance(const Problem& p) {
   const bool fp64 = p.a_type == DType::Float64 || p.a_type == DType::ComplexFloat64;
   // Hopper's fp8 tensor cores keep about 13 mantissa bits in their accumulators.
-  const double u_acc = fp64                      ? std::ldexp(1.0, -53)
+  const double u_acc = fp64                       ? std::ldexp(1.0, -53)
                        : info(p.a_type).is_float8 ? std::ldexp(1.0, -13)
                                                   : std::ldexp(1.0, -24);
   const double u_in = p.a_type == DType::TF32 ? std::ldexp(1.0, -11) : 0.0;
@@ -71,8 +78,8 @@ Tolerance tolerance(const Problem& p) {
           4 * (u_in + u_out) + 4 * std::sqrt(k) * u_acc + 1e-15};
 }
 
-Complex op_element(const std::vector<Complex>& x, Transpose t, std::int64_t ld,
-                   std::int64_t offset, std::int64_t row, std::int64_t col) {
+Complex op_element(const std::vector<Complex>& x, Transpose t, std::int64_t ld, std::int64_t offset,
+                   std::int64_t row, std::int64_t col) {
   // Element (row, col) of op(X), X column-major with leading dimension ld.
   if (t == Transpose::N) return x[static_cast<std::size_t>(offset + row + col * ld)];
   const Complex v = x[static_cast<std::size_t>(offset + col + row * ld)];
@@ -204,17 +211,18 @@ Comparison compare_with_reference(const DeviceOperands& ops, const std::vector<C
     ref2 += std::norm(e.value);
     if (!(ratio <= result.worst_ratio)) {  // NaN always becomes the worst
       result.worst_ratio = std::isnan(ratio) ? std::numeric_limits<double>::infinity() : ratio;
-      result.detail = fmt::format("batch {} C({},{}) = {}{:+}i, reference {}{:+}i", e.batch, e.row,
-                                  e.col, c[e.at].real(), c[e.at].imag(), e.value.real(),
-                                  e.value.imag());
+      result.detail =
+          fmt::format("batch {} C({},{}) = {}{:+}i, reference {}{:+}i", e.batch, e.row, e.col,
+                      c[e.at].real(), c[e.at].imag(), e.value.real(), e.value.imag());
     }
   }
   result.frobenius = std::sqrt(err2 / (ref2 + 1e-300));
   result.ok = result.worst_ratio <= 1.0 && result.frobenius <= tol.frobenius;
   if (!result.ok) {
-    result.detail = fmt::format("worst error {:.3g} of allowed, relative Frobenius {:.3g} (allowed "
-                                "{:.3g}); {}",
-                                result.worst_ratio, result.frobenius, tol.frobenius, result.detail);
+    result.detail = fmt::format(
+        "worst error {:.3g} of allowed, relative Frobenius {:.3g} (allowed "
+        "{:.3g}); {}",
+        result.worst_ratio, result.frobenius, tol.frobenius, result.detail);
   }
   return result;
 }

@@ -38,9 +38,9 @@ struct DeviceOperands {
 
   // The reference on the sampled rows, computed on first use.
   struct Expected {
-    std::size_t at;     // index into C
+    std::size_t at;  // index into C
     Complex value;
-    double magnitude;   // Σ|terms|, the scale of the rounding error
+    double magnitude;  // Σ|terms|, the scale of the rounding error
     std::int64_t batch, row, col;
   };
   const std::vector<Expected>& expected() const;

@@ -41,9 +41,9 @@ TEST(CublasltAlgoName, RoundTripsEveryField) {
 }
 
 TEST(CublasltAlgoName, ParsesANameRecordedByPyTorch) {
-  const auto c =
-      parse_algo_name("Gemm_Cublaslt_id_66_tile_20_stages_8_splitk_1_red_0_swizzle_0_custom_0_"
-                      "inner_0_cluster_0");
+  const auto c = parse_algo_name(
+      "Gemm_Cublaslt_id_66_tile_20_stages_8_splitk_1_red_0_swizzle_0_custom_0_"
+      "inner_0_cluster_0");
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->id, 66);
   EXPECT_EQ(c->tile, 20u);
@@ -55,23 +55,24 @@ TEST(CublasltAlgoName, RejectsEverythingElse) {
   const std::string good =
       "Gemm_Cublaslt_id_1_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_cluster_0";
   ASSERT_TRUE(parse_algo_name(good));
-  for (const char* bad : {
-           "Default",
-           "",
-           "Gemm_Cublaslt_",
-           "Gemm_Hipblaslt_1234",
-           "Gemm_Cublaslt_id_1_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0",
-           "Gemm_Cublaslt_id_1_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_cluster_",
-           "Gemm_Cublaslt_id_1_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_cluster_0_",
-           "Gemm_Cublaslt_id_1_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_cluster_0x",
-           "Gemm_Cublaslt_id_1_tile_-2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_cluster_0",
-           "Gemm_Cublaslt_id_1_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_70000_"
-           "cluster_0",
-           "Gemm_Cublaslt_id_+1_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_cluster_0",
-           "Gemm_Cublaslt_tile_2_id_1_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_cluster_0",
-           "Gemm_Cublaslt_id_99999999999_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_"
-           "cluster_0",
-       }) {
+  for (
+      const char* bad : {
+          "Default",
+          "",
+          "Gemm_Cublaslt_",
+          "Gemm_Hipblaslt_1234",
+          "Gemm_Cublaslt_id_1_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0",
+          "Gemm_Cublaslt_id_1_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_cluster_",
+          "Gemm_Cublaslt_id_1_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_cluster_0_",
+          "Gemm_Cublaslt_id_1_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_cluster_0x",
+          "Gemm_Cublaslt_id_1_tile_-2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_cluster_0",
+          "Gemm_Cublaslt_id_1_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_70000_"
+          "cluster_0",
+          "Gemm_Cublaslt_id_+1_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_cluster_0",
+          "Gemm_Cublaslt_tile_2_id_1_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_cluster_0",
+          "Gemm_Cublaslt_id_99999999999_tile_2_stages_3_splitk_4_red_1_swizzle_0_custom_0_inner_0_"
+          "cluster_0",
+      }) {
     EXPECT_FALSE(parse_algo_name(bad)) << bad;
   }
 }

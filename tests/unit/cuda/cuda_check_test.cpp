@@ -8,8 +8,12 @@
 namespace gemmtune::cuda {
 namespace {
 
-cudaError_t fails_with_invalid_value() { return cudaErrorInvalidValue; }
-cublasStatus_t fails_with_not_supported() { return CUBLAS_STATUS_NOT_SUPPORTED; }
+cudaError_t fails_with_invalid_value() {
+  return cudaErrorInvalidValue;
+}
+cublasStatus_t fails_with_not_supported() {
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
 
 TEST(CudaCheck, ThrowsWithCallTextAndCudaErrorString) {
   try {

@@ -31,7 +31,7 @@ TEST(HostConvert, Bf16) {
 TEST(HostConvert, Fp8E4m3fn) {
   EXPECT_EQ(decode_fp8_e4m3(0x38), 1.0);
   EXPECT_EQ(decode_fp8_e4m3(0xb8), -1.0);
-  EXPECT_EQ(decode_fp8_e4m3(0x7e), 448.0);  // largest finite: no infinities in e4m3fn
+  EXPECT_EQ(decode_fp8_e4m3(0x7e), 448.0);                // largest finite: no infinities in e4m3fn
   EXPECT_EQ(decode_fp8_e4m3(0x08), std::ldexp(1.0, -6));  // smallest normal
   EXPECT_EQ(decode_fp8_e4m3(0x01), std::ldexp(1.0, -9));  // smallest subnormal
   EXPECT_TRUE(std::isnan(decode_fp8_e4m3(0x7f)));

@@ -39,7 +39,8 @@ TEST(CudaNoDevice, RegistersBothProvidersForCuda) {
 
 TEST(CudaNoDevice, ForeignNamesAreNotCublasLts) {
   cuda::CublasLtProvider provider;
-  const Problem p = Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 8, 8, 8);
+  const Problem p =
+      Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 8, 8, 8);
   EXPECT_EQ(provider.from_name(p, "Default"), nullptr);
   EXPECT_EQ(provider.from_name(p, "cpu_blocked_64"), nullptr);
 }
