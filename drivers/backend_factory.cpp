@@ -7,6 +7,7 @@
 #include "tuner/error.hpp"
 #ifdef GEMMTUNE_HAVE_CUDA
 #include "solutions/cuda/cuda_backend.hpp"
+#include "solutions/cuda/cuda_device.hpp"
 #include "solutions/cuda/register_cuda.hpp"
 #endif
 
@@ -30,7 +31,7 @@ std::string_view to_string(BackendKind kind) {
 
 bool cuda_available() {
 #ifdef GEMMTUNE_HAVE_CUDA
-  return cuda::cuda_device_count() > 0;
+  return cuda_device_count() > 0;
 #else
   return false;
 #endif
@@ -46,14 +47,14 @@ BackendSession open_backend(BackendKind kind, int ordinal) {
     return session;
   }
 #ifdef GEMMTUNE_HAVE_CUDA
-  const int count = cuda::cuda_device_count();
+  const int count = cuda_device_count();
   if (count == 0) throw InputError("--backend cuda: no CUDA GPU is visible on this machine");
   if (ordinal < 0 || ordinal >= count) {
     throw InputError(fmt::format("--device {}: this machine has {} CUDA GPU(s), 0 to {}", ordinal,
                                  count, count - 1));
   }
-  session.backend = std::make_unique<cuda::CudaBackend>(ordinal);
-  cuda::register_cuda_solutions(*session.registry);
+  session.backend = std::make_unique<CudaBackend>(ordinal);
+  register_cuda_solutions(*session.registry);
   return session;
 #else
   (void)ordinal;
