@@ -183,6 +183,12 @@ void setup_tune(CLI::App& app) {
                   "cache)")
       ->envname("GEMMTUNE_ROTATING_BUFFER_MB")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-finalists", timing.max_finalists,
+                  "How many of the fastest correct candidates of screening are fully measured "
+                  "(0 = all)")
+      ->envname("GEMMTUNE_MAX_FINALISTS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_flag("--flush-cache", timing.flush_cache,
                 "Flush the last-level cache before every timed iteration")
       ->envname("GEMMTUNE_FLUSH_CACHE");

@@ -35,6 +35,11 @@ struct TimingPolicy {
   int screening_iterations = 3;
   double screening_duration_ms = 5;
   double screening_keep_factor = 1.5;
+  // How many of the fastest correct candidates of screening go on to the full measurement; the
+  // rest are screened out. cuBLASLt offers hundreds of candidates for a skinny problem: measuring
+  // every one under the full caps would cost seconds per problem, while the true winner is, up
+  // to screening noise, among the fastest few. 0 = no limit.
+  int max_finalists = 8;
 };
 
 // The two caps of one phase; 0 = no cap of that kind.

@@ -329,8 +329,16 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   }
   double best_ms = reference.report.stats.median_ms;
   std::string best_name = reference.report.solution;
+  int finalists = 0;
   for (Candidate* c : order) {
     const double median = c->report.stats.median_ms;
+    if (screened && timing.max_finalists > 0 && finalists >= timing.max_finalists) {
+      c->report.disposition = Disposition::ScreenedOut;
+      c->report.reason = fmt::format("screening median {:.4g} ms: not among the {} fastest", median,
+                                     timing.max_finalists);
+      finish(*c);
+      continue;
+    }
     if (screened && median > timing.screening_keep_factor * best_ms) {
       c->report.disposition = Disposition::ScreenedOut;
       c->report.reason = fmt::format("screening median {:.4g} ms > {} x {:.4g} ms of {}", median,
@@ -342,6 +350,7 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
       finish(*c);
       continue;
     }
+    ++finalists;
     if (screened && median < best_ms) {
       best_ms = median;
       best_name = c->report.solution;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "fake_backend.hpp"
@@ -124,6 +126,25 @@ TEST_F(TunerFixture, UnsupportedIsRecordedWithItsReason) {
   EXPECT_EQ(find(r, "Picky").reason, "needs k % 64 == 0");
   EXPECT_EQ(u->calls, 0);
   EXPECT_EQ(r.winner, "Default");
+}
+
+TEST_F(TunerFixture, OnlyTheFastestCorrectFinalistsAreMeasured) {
+  provider->add("Default", 1.0);
+  provider->add("Wrong", 0.5, Behaviour::Wrong);  // fastest, but never a finalist
+  for (int i = 0; i < 5; ++i) provider->add(fmt::format("C{}", i), 0.6 + 0.01 * i);
+  options.timing.max_finalists = 3;
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "C0");
+  EXPECT_EQ(find(r, "Wrong").disposition, Disposition::Incorrect);
+  for (const char* measured : {"C0", "C1", "C2"}) {
+    EXPECT_NE(find(r, measured).disposition, Disposition::ScreenedOut) << measured;
+  }
+  for (const char* dropped : {"C3", "C4"}) {
+    EXPECT_EQ(find(r, dropped).disposition, Disposition::ScreenedOut) << dropped;
+    EXPECT_NE(find(r, dropped).reason.find("not among the 3 fastest"), std::string::npos);
+  }
+  EXPECT_EQ(find(r, "Default").disposition, Disposition::Slower);  // always measured
 }
 
 TEST_F(TunerFixture, ScreeningDropsClearlySlowerCandidates) {
