@@ -1,14 +1,20 @@
 // gemmtune db check FILE: parses a results file, lists its entries, and explains its validators
 // against the current environment (or against another results file with --against).
 //
+// With --resolve it also rebuilds every entry's solution on this machine's backend, as an
+// application would dispatch it, and lists the entries that would fall back to Default and why.
+//
 // Exit: 0 usable here; 4 (validator mismatch) when a validator differs; 3 (bad input) when lines
 // had to be skipped.
 #include <fmt/format.h>
+
+#include <optional>
 
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/results_view.hpp"
 #include "drivers/backend_factory.hpp"
+#include "drivers/solution_resolver.hpp"
 #include "tuner/error.hpp"
 #include "validator/collect.hpp"
 #include "validator/compare.hpp"
@@ -23,6 +29,7 @@ struct DbCheckOptions {
   int device = 0;
   bool strict = false;
   bool strict_keys = false;
+  bool resolve = false;
 };
 
 struct Reference {
@@ -30,7 +37,8 @@ struct Reference {
   Environment environment;
 };
 
-Reference reference_environment(const DbCheckOptions& options) {
+// `session` is null when comparing --against another file without --resolve.
+Reference reference_environment(const DbCheckOptions& options, const BackendSession* session) {
   if (!options.against.empty()) {
     const LoadedStore other = load_store(options.against, options.strict);
     if (other.tables.size() != 1) {
@@ -39,16 +47,45 @@ Reference reference_environment(const DbCheckOptions& options) {
     }
     return {fmt::format("{}", options.against), other.tables.front().environment};
   }
-  const BackendSession session = open_backend(parse_backend_kind(options.backend), options.device);
-  const auto& props = session.backend->properties();
+  const auto& props = session->backend->properties();
   return {fmt::format("the current environment ({} device {}: {})", props.backend, props.ordinal,
                       props.name),
-          collect_environment(*session.backend)};
+          collect_environment(*session->backend)};
+}
+
+// Rebuilds each entry's solution as an application would; prints what falls back to Default.
+void print_dispatch(const ResultsTable& table, const BackendSession& session) {
+  const std::string& backend = session.backend->properties().backend;
+  std::size_t rebuilt = 0, fell_back = 0, unparsed = 0;
+  for (const auto& e : table.entries) {
+    Problem problem;
+    try {
+      problem = parse_problem(e.op_signature, e.params_signature);
+    } catch (const InputError&) {
+      ++unparsed;
+      continue;
+    }
+    const ResolvedSolution resolved = resolve_solution(*session.registry, backend, problem,
+                                                       e.solution);
+    if (resolved.fell_back) {
+      ++fell_back;
+      fmt::print("  falls back: {}\n", resolved.warning);
+    } else {
+      ++rebuilt;
+    }
+  }
+  fmt::print("Dispatch on {}: {} entries run their stored solution, {} fall back to {}, {} of a "
+             "kind this version cannot parse\n\n",
+             backend, rebuilt, fell_back, kDefaultSolutionName, unparsed);
 }
 
 void run_db_check(const DbCheckOptions& options) {
   const LoadedStore loaded = load_store(options.file, options.strict);
-  const Reference reference = reference_environment(options);
+  std::optional<BackendSession> session;
+  if (options.against.empty() || options.resolve) {
+    session = open_backend(parse_backend_kind(options.backend), options.device);
+  }
+  const Reference reference = reference_environment(options, session ? &*session : nullptr);
   std::size_t mismatched_tables = 0;
   int index = 0;
   for (const auto& table : loaded.tables) {
@@ -57,6 +94,7 @@ void run_db_check(const DbCheckOptions& options) {
                format_entries(table));
     const Comparison comparison = compare_environments(
         table.environment, reference.environment, {.strict_keys = options.strict_keys});
+    if (options.resolve) print_dispatch(table, *session);
     fmt::print("Validators against {}:\n{}", reference.description, comparison.explain());
     if (comparison.matches()) {
       fmt::print("=> usable: no validator differs\n\n");
@@ -97,6 +135,9 @@ void setup_db_check(CLI::App& db) {
   cmd->add_flag("--strict", options->strict, "Fail on the first bad line instead of skipping it");
   cmd->add_flag("--strict-keys", options->strict_keys,
                 "Also refuse when the two sides have different validator keys (PyTorch's rule)");
+  cmd->add_flag("--resolve", options->resolve,
+                "Rebuild every entry's solution on this machine and list those that would fall "
+                "back to Default");
   cmd->callback([options] { run_db_check(*options); });
 }
 

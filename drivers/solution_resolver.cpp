@@ -1,0 +1,32 @@
+#include "drivers/solution_resolver.hpp"
+
+#include <fmt/format.h>
+
+namespace gemmtune {
+
+ResolvedSolution resolve_solution(const Registry& registry, std::string_view backend,
+                                  const Problem& problem, std::string_view name) {
+  ResolvedSolution out;
+  std::string why;
+  if (auto s = registry.from_name(backend, problem, name)) {
+    const Support support = s->supports(problem);
+    if (support) {
+      out.solution = std::move(s);
+      return out;
+    }
+    why = support.reason;
+  } else {
+    why = fmt::format("no {} provider knows this solution name", backend);
+  }
+  out.fell_back = true;
+  out.warning = fmt::format("{},{}: solution '{}' cannot run here ({}); using {}",
+                            problem.op_signature(), problem.params_signature(), name, why,
+                            kDefaultSolutionName);
+  if (name == kDefaultSolutionName) return out;  // Default itself cannot run it
+  if (auto d = registry.from_name(backend, problem, kDefaultSolutionName); d && d->supports(problem)) {
+    out.solution = std::move(d);
+  }
+  return out;
+}
+
+}  // namespace gemmtune
