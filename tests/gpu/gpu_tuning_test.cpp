@@ -125,8 +125,11 @@ class FaultyProvider final : public SolutionProvider {
 TEST_F(GpuTuning, FaultyCandidatesAreIncorrectAndNeverWin) {
   session_.registry->add(std::make_shared<FaultyProvider>());
   const Problem problem = decode_bf16();
-  const TuningReport report =
-      Tuner(*session_.backend, *session_.registry, quick_options()).tune(problem);
+  // Every candidate is checked: none may be screened out before its numbers are looked at.
+  TunerOptions options = quick_options();
+  options.timing.max_finalists = 0;
+  options.timing.screening_keep_factor = 1e9;
+  const TuningReport report = Tuner(*session_.backend, *session_.registry, options).tune(problem);
   ASSERT_TRUE(report.ok()) << report.error;
   EXPECT_EQ(report.winner.rfind("Faulty", 0), std::string::npos) << report.winner;
   for (const auto& c : report.candidates) {
