@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "db/environment_diff.hpp"
+#include "validator/compare.hpp"
 #include "tuner/error.hpp"
 
 namespace gemmtune {

@@ -6,7 +6,7 @@
 
 #include "db/atomic_file.hpp"
 #include "db/csv_results.hpp"
-#include "db/environment_diff.hpp"
+#include "validator/compare.hpp"
 #include "db/text_lines.hpp"
 #include "tuner/error.hpp"
 
@@ -54,8 +54,8 @@ class CsvStore final : public ResultsStore {
               "results file never mixes environments ({}). Write to another file, or convert it "
               "to SQLite, which keeps one table per environment.",
               path_.string(),
-              describe_differences(environment_differences(existing, environment), "file",
-                                   "this run")));
+              compare_environments(existing, environment)
+                  .summarize_differences("file", "this run")));
         }
         if (!content.empty() && content.back() != '\n') line = fmt::format("\n{}", line);
       }

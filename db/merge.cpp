@@ -13,7 +13,7 @@ std::string MergeConflict::describe() const {
 
 std::string RefusedSource::describe(std::string_view first_source) const {
   return fmt::format("{}: refused, its environment differs from {}'s: {}", name, first_source,
-                     describe_differences(differences, first_source, name));
+                     comparison.summarize_differences(first_source, name));
 }
 
 MergeResult merge_tables(std::span<const MergeSource> sources) {
@@ -26,7 +26,7 @@ MergeResult merge_tables(std::span<const MergeSource> sources) {
     if (!(source.table.environment == result.table.environment)) {
       result.refused.push_back(
           {source.name,
-           environment_differences(result.table.environment, source.table.environment)});
+           compare_environments(result.table.environment, source.table.environment)});
       continue;
     }
     for (const auto& entry : source.table.entries) {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "db/environment_diff.hpp"
+#include "validator/compare.hpp"
 #include "db/results_table.hpp"
 
 namespace gemmtune {
@@ -41,7 +41,7 @@ struct MergeConflict {
 
 struct RefusedSource {
   std::string name;
-  std::vector<EnvironmentDifference> differences;  // from the first source's environment
+  Comparison comparison;  // of the first source's environment (recorded) with this one's
 
   std::string describe(std::string_view first_source) const;
 };

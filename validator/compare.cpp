@@ -77,3 +77,39 @@ std::string Comparison::explain_mismatches() const {
 }
 
 }  // namespace gemmtune
+
+namespace gemmtune {
+
+std::vector<KeyComparison> Comparison::differences() const {
+  std::vector<KeyComparison> out;
+  for (const auto& k : keys) {
+    if (k.status != KeyStatus::Match) out.push_back(k);
+  }
+  return out;
+}
+
+std::string Comparison::summarize_differences(std::string_view recorded_name,
+                                              std::string_view current_name) const {
+  auto side = [](std::string_view name, const std::optional<std::string>& value) {
+    return value ? fmt::format("{} '{}'", name, *value) : fmt::format("{} lacks it", name);
+  };
+  std::string out;
+  for (const auto& k : differences()) {
+    if (!out.empty()) out += "; ";
+    out += fmt::format("{}: {}, {}", k.key, side(recorded_name, k.recorded),
+                       side(current_name, k.current));
+  }
+  return out;
+}
+
+std::string describe_environment(const Environment& environment) {
+  if (environment.empty()) return "no validators";
+  std::string out;
+  for (const auto& [key, value] : environment.entries()) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{}={}", key, value);
+  }
+  return out;
+}
+
+}  // namespace gemmtune

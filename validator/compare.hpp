@@ -9,6 +9,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -40,9 +41,18 @@ struct Comparison {
   std::string explain() const;
   // Only the mismatches, on one line each, for error messages.
   std::string explain_mismatches() const;
+  // Every key that is not the same on both sides, in key order.
+  std::vector<KeyComparison> differences() const;
+  // Those keys on one line, naming the two sides: "PT_VERSION: a.csv '2.11.0', b.csv '2.12.0';
+  // CUBLASLT_VERSION: a.csv lacks it, b.csv '130100'" — for refusals that must fit a message.
+  std::string summarize_differences(std::string_view recorded_name,
+                                    std::string_view current_name) const;
 };
 
 Comparison compare_environments(const Environment& recorded, const Environment& current,
                                 ValidationPolicy policy = {});
+
+// "PT_VERSION=2.11.0, GEMMTUNE_VERSION=0.1.0" (or "no validators").
+std::string describe_environment(const Environment& environment);
 
 }  // namespace gemmtune

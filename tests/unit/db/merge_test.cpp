@@ -72,10 +72,11 @@ TEST(Merge, AnotherEnvironmentIsRefusedWithTheDifferingKeys) {
   EXPECT_TRUE(r.conflicts.empty());
   ASSERT_EQ(r.refused.size(), 1u);
   EXPECT_EQ(r.refused[0].name, "b.csv");
-  ASSERT_EQ(r.refused[0].differences.size(), 2u);
-  EXPECT_EQ(r.refused[0].differences[0].key, "PT_VERSION");
-  EXPECT_EQ(r.refused[0].differences[1].key, "CUBLASLT_VERSION");
-  EXPECT_FALSE(r.refused[0].differences[1].expected.has_value());
+  const auto differences = r.refused[0].comparison.differences();
+  ASSERT_EQ(differences.size(), 2u);
+  EXPECT_EQ(differences[0].key, "PT_VERSION");
+  EXPECT_EQ(differences[1].key, "CUBLASLT_VERSION");
+  EXPECT_FALSE(differences[1].recorded.has_value());
   EXPECT_EQ(r.refused[0].describe("a.csv"),
             "b.csv: refused, its environment differs from a.csv's: PT_VERSION: a.csv '2.11.0', "
             "b.csv '2.12.0'; CUBLASLT_VERSION: a.csv lacks it, b.csv '130100'");
