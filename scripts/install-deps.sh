@@ -3,7 +3,8 @@
 # when the CUDA toolkit (nvcc, cuBLAS, cuBLASLt) is already installed; it is not a Debian package.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libcli11-dev libfmt-dev libsqlite3-dev libgtest-dev
-          libgmock-dev libbenchmark-dev libopenblas-dev nlohmann-json3-dev)
+          libgmock-dev libbenchmark-dev libopenblas-dev nlohmann-json3-dev
+          clang libclang-rt-14-dev)  # clang and libFuzzer: the parsers' fuzz targets
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
