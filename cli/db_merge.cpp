@@ -8,6 +8,7 @@
 #include "cli/results_view.hpp"
 #include "db/merge.hpp"
 #include "db/results_store.hpp"
+#include "validator/compare.hpp"
 
 namespace gemmtune::cli {
 namespace {
@@ -16,6 +17,7 @@ struct DbMergeOptions {
   std::string output;
   std::vector<std::string> inputs;
   bool strict = false;
+  bool ignore_validators = false;
 };
 
 void add_sources(std::vector<MergeSource>& sources, const std::string& path, bool strict) {
@@ -32,6 +34,19 @@ void run_db_merge(const DbMergeOptions& options) {
   // Merging into an existing file keeps what it already holds.
   if (std::filesystem::exists(options.output)) add_sources(sources, options.output, options.strict);
   for (const auto& input : options.inputs) add_sources(sources, input, options.strict);
+  if (options.ignore_validators) {
+    // The user vouches that the results are interchangeable: they are merged under the first
+    // source's validators, and every difference is still said.
+    for (auto& source : sources) {
+      const Comparison c =
+          compare_environments(sources.front().table.environment, source.table.environment);
+      if (!c.differences().empty()) {
+        fmt::print(stderr, "warning: merging {} despite different validators: {}\n",
+                   source.name, c.summarize_differences(sources.front().name, source.name));
+        source.table.environment = sources.front().table.environment;
+      }
+    }
+  }
   MergeResult merged = merge_tables(sources);
   for (const auto& conflict : merged.conflicts) fmt::print("conflict: {}\n", conflict.describe());
   for (const auto& refused : merged.refused) {
@@ -57,6 +72,9 @@ void setup_db_merge(CLI::App& db) {
       ->required();
   cmd->add_option("inputs", options->inputs, "Results files to merge")->required();
   cmd->add_flag("--strict", options->strict, "Fail on the first bad line instead of skipping it");
+  cmd->add_flag("--ignore-validators", options->ignore_validators,
+                "Merge files measured in other environments too, under the first file's "
+                "validators");
   cmd->callback([options] { run_db_merge(*options); });
 }
 
