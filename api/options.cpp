@@ -1,0 +1,114 @@
+// Options::from_environment: the GEMMTUNE_* variables, read once, never thrown over.
+#include <fmt/format.h>
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "gemmtune/options.hpp"
+
+namespace gemmtune {
+namespace {
+
+constexpr std::array<std::string_view, 16> kVariables = {
+    "GEMMTUNE_ENABLED",
+    "GEMMTUNE_TUNING",
+    "GEMMTUNE_RECORD_UNTUNED",
+    "GEMMTUNE_VERBOSE",
+    "GEMMTUNE_BACKEND",
+    "GEMMTUNE_DEVICE",
+    "GEMMTUNE_FILENAME",
+    "GEMMTUNE_UNTUNED_FILENAME",
+    "GEMMTUNE_WRITE_FILE_ON_EXIT",
+    "GEMMTUNE_MAX_TUNING_DURATION_MS",
+    "GEMMTUNE_MAX_TUNING_ITERATIONS",
+    "GEMMTUNE_MAX_WARMUP_DURATION_MS",
+    "GEMMTUNE_MAX_WARMUP_ITERATIONS",
+    "GEMMTUNE_ROTATING_BUFFER_MB",
+    "GEMMTUNE_NUMERICAL_CHECK",
+    "GEMMTUNE_WORKSPACE_MB",
+};
+
+const char* variable(std::string_view name) {
+  return std::getenv(std::string(name).c_str());
+}
+
+void read_bool(std::string_view name, bool& out, std::vector<std::string>& warnings) {
+  const char* v = variable(name);
+  if (v == nullptr) return;
+  const std::string_view s(v);
+  if (s == "1" || s == "true" || s == "on" || s == "yes" || s == "TRUE" || s == "ON") {
+    out = true;
+  } else if (s == "0" || s == "false" || s == "off" || s == "no" || s == "FALSE" ||
+             s == "OFF" || s.empty()) {
+    out = false;
+  } else {
+    warnings.push_back(fmt::format("{}='{}' is not 0 or 1; using {}", name, s, out ? 1 : 0));
+  }
+}
+
+template <typename T>
+void read_number(std::string_view name, T& out, std::vector<std::string>& warnings) {
+  const char* v = variable(name);
+  if (v == nullptr) return;
+  const std::string_view s(v);
+  T value{};
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || end != s.data() + s.size() || value < T{}) {
+    warnings.push_back(
+        fmt::format("{}='{}' is not a non-negative number; using {}", name, s, out));
+    return;
+  }
+  out = value;
+}
+
+void read_string(std::string_view name, std::string& out) {
+  if (const char* v = variable(name); v != nullptr && *v != '\0') out = v;
+}
+
+}  // namespace
+
+Options Options::from_environment() {
+  Options o;
+  auto& w = o.warnings;
+  read_bool("GEMMTUNE_ENABLED", o.enabled, w);
+  read_bool("GEMMTUNE_TUNING", o.tuning, w);
+  read_bool("GEMMTUNE_RECORD_UNTUNED", o.record_untuned, w);
+  read_bool("GEMMTUNE_VERBOSE", o.verbose, w);
+  read_string("GEMMTUNE_BACKEND", o.backend);
+  read_number("GEMMTUNE_DEVICE", o.device, w);
+  read_string("GEMMTUNE_FILENAME", o.filename);
+  read_string("GEMMTUNE_UNTUNED_FILENAME", o.untuned_filename);
+  read_bool("GEMMTUNE_WRITE_FILE_ON_EXIT", o.write_file_on_exit, w);
+  read_number("GEMMTUNE_MAX_TUNING_DURATION_MS", o.max_tuning_duration_ms, w);
+  read_number("GEMMTUNE_MAX_TUNING_ITERATIONS", o.max_tuning_iterations, w);
+  read_number("GEMMTUNE_MAX_WARMUP_DURATION_MS", o.max_warmup_duration_ms, w);
+  read_number("GEMMTUNE_MAX_WARMUP_ITERATIONS", o.max_warmup_iterations, w);
+  if (variable("GEMMTUNE_ROTATING_BUFFER_MB") != nullptr) {
+    double mb = -1;
+    read_number("GEMMTUNE_ROTATING_BUFFER_MB", mb, w);
+    if (mb >= 0) o.rotating_buffer_mb = mb;
+  }
+  read_string("GEMMTUNE_NUMERICAL_CHECK", o.numerical_check);
+  read_number("GEMMTUNE_WORKSPACE_MB", o.workspace_mb, w);
+  return o;
+}
+
+std::span<const std::string_view> Options::environment_variables() { return kVariables; }
+
+std::string with_device_ordinal(std::string_view filename, int ordinal) {
+  std::string name(filename);
+  const std::string number = std::to_string(ordinal);
+  if (const auto pos = name.find("%d"); pos != std::string::npos) {
+    return name.replace(pos, 2, number);
+  }
+  const std::filesystem::path path(name);
+  const std::string extension = path.extension().string();
+  if (extension.empty()) return name + number;
+  return name.substr(0, name.size() - extension.size()) + number + extension;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,59 @@
+#include "api/results_file.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "db/results_store.hpp"
+#include "validator/compare.hpp"
+
+namespace gemmtune::api {
+
+LoadedResults load_results_file(const std::string& path, const Environment& current) {
+  LoadedResults out;
+  LoadReport& r = out.report;
+  r.file = path;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    r.found = false;
+    r.message = fmt::format("{}: no results file yet; every GEMM runs Default until one is tuned",
+                            path);
+    return out;
+  }
+  r.found = true;
+  std::vector<ResultsTable> tables;
+  Diagnostics diagnostics;  // bad lines are skipped; the rest of the file is used
+  try {
+    auto store = open_results_store(path);
+    tables = store->load(diagnostics);
+  } catch (const std::exception& e) {
+    r.accepted = false;
+    r.message = fmt::format("{} could not be read ({}); every GEMM runs Default", path, e.what());
+    return out;
+  }
+  r.bad_lines = diagnostics.error_count();
+  const ResultsTable* accepted = nullptr;
+  for (const auto& t : tables) {
+    if (compare_environments(t.environment, current).matches()) {
+      accepted = &t;
+      break;
+    }
+  }
+  if (accepted == nullptr && !tables.empty()) {
+    r.accepted = false;
+    r.message = fmt::format(
+        "{} was measured in another environment and is not used; every GEMM runs Default. "
+        "Validators (file vs this machine):\n{}",
+        path, compare_environments(tables.front().environment, current).explain());
+    return out;
+  }
+  if (accepted != nullptr) out.table = *accepted;
+  if (r.bad_lines > 0) {
+    r.message = fmt::format("{}: {} (the rest of the file is used)\n{}", path,
+                            diagnostics.summary(), diagnostics.format_all());
+  }
+  return out;
+}
+
+}  // namespace gemmtune::api

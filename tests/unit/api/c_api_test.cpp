@@ -1,0 +1,98 @@
+// The C API: create from options, dispatch, lookup, the mode verbs, files and errors, with no
+// exception crossing the boundary.
+#include "gemmtune/gemmtune.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/unit/db/temp_dir.hpp"
+
+namespace gemmtune::testing {
+namespace {
+
+TEST(CApi, CreateGemmLookupAndModes) {
+  TempDir dir;
+  const std::string results = (dir / "results.csv").string();
+  const std::string untuned = (dir / "untuned.csv").string();
+  gemmtune_options o;
+  gemmtune_options_init(&o);
+  o.backend = "cpu";
+  o.filename = results.c_str();
+  o.untuned_filename = untuned.c_str();
+  o.insert_device_ordinal = 0;
+  o.record_untuned = 1;
+  gemmtune_context* ctx = nullptr;
+  ASSERT_EQ(gemmtune_create_with_options(&o, &ctx), GEMMTUNE_SUCCESS) << gemmtune_last_error();
+
+  gemmtune_problem p;
+  gemmtune_problem_init(&p, GEMMTUNE_OP_GEMM, GEMMTUNE_FLOAT32, 'n', 'n', 8, 4, 2);
+  EXPECT_EQ(p.lda, 8);
+  std::vector<float> a(16, 1.f), b(8, 2.f), c(32, -1.f);
+  ASSERT_EQ(gemmtune_gemm(ctx, &p, a.data(), b.data(), c.data(), 1.0, 0.0, nullptr),
+            GEMMTUNE_SUCCESS);
+  EXPECT_FLOAT_EQ(c[0], 4.f);
+  char name[64];
+  gemmtune_source source;
+  ASSERT_EQ(gemmtune_lookup(ctx, &p, name, sizeof name, &source), GEMMTUNE_SUCCESS);
+  EXPECT_STREQ(name, "Default");
+  EXPECT_EQ(source, GEMMTUNE_SOURCE_UNTUNED);
+  char tiny[3];
+  EXPECT_EQ(gemmtune_lookup(ctx, &p, tiny, sizeof tiny, nullptr), GEMMTUNE_ERROR_BUFFER_TOO_SMALL);
+  EXPECT_STREQ(tiny, "De");
+
+  EXPECT_EQ(gemmtune_tuning_enable(ctx, 1), GEMMTUNE_SUCCESS);
+  EXPECT_EQ(gemmtune_tuning_is_enabled(ctx), 1);
+  EXPECT_EQ(gemmtune_set_max_tuning_iterations(ctx, 3), GEMMTUNE_SUCCESS);
+  EXPECT_EQ(gemmtune_get_max_tuning_iterations(ctx), 3);
+  EXPECT_EQ(gemmtune_set_max_tuning_duration(ctx, -1), GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmtune_tuning_enable(ctx, 0), GEMMTUNE_SUCCESS);
+
+  // Tune the recorded file from code, then the problem has a result.
+  size_t tuned = 0, failed = 0;
+  ASSERT_EQ(gemmtune_tune_file(ctx, untuned.c_str(), &tuned, &failed), GEMMTUNE_SUCCESS)
+      << gemmtune_last_error();
+  EXPECT_EQ(tuned, 1u);
+  ASSERT_EQ(gemmtune_lookup(ctx, &p, name, sizeof name, &source), GEMMTUNE_SUCCESS);
+  EXPECT_EQ(source, GEMMTUNE_SOURCE_TUNED);
+
+  char file[512];
+  ASSERT_EQ(gemmtune_get_filename(ctx, file, sizeof file), GEMMTUNE_SUCCESS);
+  EXPECT_EQ(std::string(file), results);
+  EXPECT_EQ(gemmtune_write_file(ctx, nullptr), GEMMTUNE_SUCCESS) << gemmtune_last_error();
+  EXPECT_EQ(gemmtune_read_file(ctx, nullptr), GEMMTUNE_SUCCESS) << gemmtune_last_error();
+
+  write_text(dir / "foreign.csv", "Validator,GEMMTUNE_BACKEND,cuda\n");
+  EXPECT_EQ(gemmtune_read_file(ctx, (dir / "foreign.csv").string().c_str()),
+            GEMMTUNE_ERROR_VALIDATOR_MISMATCH);
+  EXPECT_NE(std::string(gemmtune_last_error()).find("GEMMTUNE_BACKEND"), std::string::npos);
+  gemmtune_destroy(ctx);
+  gemmtune_destroy(nullptr);
+}
+
+TEST(CApi, ErrorsAreStatuses) {
+  gemmtune_problem p;
+  EXPECT_EQ(gemmtune_problem_parse("GemmTunableOp_Quarter_NN", "nn_1_1_1_ld_1_1_1", &p),
+            GEMMTUNE_ERROR_BAD_INPUT);
+  EXPECT_NE(std::string(gemmtune_last_error()).find("Quarter"), std::string::npos);
+  ASSERT_EQ(gemmtune_problem_parse("GemmStridedBatchedTunableOp_Half_TN",
+                                   "tn_128_128_64_B_12_ld_64_2304_128", &p),
+            GEMMTUNE_SUCCESS);
+  EXPECT_EQ(p.op, GEMMTUNE_OP_GEMM_STRIDED_BATCHED);
+  EXPECT_EQ(p.batch, 12);
+  EXPECT_EQ(p.a_type, GEMMTUNE_FLOAT16);
+  EXPECT_EQ(gemmtune_gemm(nullptr, &p, nullptr, nullptr, nullptr, 1, 0, nullptr),
+            GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  gemmtune_options o;
+  gemmtune_options_init(&o);
+  o.backend = "tpu";
+  gemmtune_context* ctx = nullptr;
+  EXPECT_NE(gemmtune_create_with_options(&o, &ctx), GEMMTUNE_SUCCESS);
+  EXPECT_EQ(ctx, nullptr);
+  EXPECT_STREQ(gemmtune_status_string(GEMMTUNE_ERROR_VALIDATOR_MISMATCH), "validator mismatch");
+  EXPECT_STREQ(gemmtune_library_version(), "0.1.0");
+}
+
+}  // namespace
+}  // namespace gemmtune::testing

@@ -1,0 +1,138 @@
+// Dispatch: a results file's winner is what runs (asserted by counting runs); unknown problems,
+// entries edited to Default, names this machine cannot run and a disabled Context run Default.
+#include <gtest/gtest.h>
+
+#include "tests/unit/api/api_test_util.hpp"
+
+namespace gemmtune::testing {
+namespace {
+
+class Dispatch : public ::testing::Test {
+ protected:
+  TempDir dir;
+  Counts counts;
+  Log log;
+};
+
+TEST_F(Dispatch, RunsTheTunedSolutionAndDefaultForUnknownProblems) {
+  FloatGemm tuned(64, 48, 32), unknown(40, 24, 16);
+  write_text(dir / "results.csv",
+             validator_lines() + "GemmTunableOp_float_NN," + tuned.problem.params_signature() +
+                 ",Test_Fast,0.01\n");
+  Context ctx(test_options(dir, counts, log));
+  EXPECT_TRUE(ctx.load_report().accepted) << ctx.load_report().message;
+  EXPECT_EQ(ctx.load_report().entries, 1u);
+
+  const Lookup l = ctx.lookup(tuned.problem);
+  EXPECT_EQ(l.solution, "Test_Fast");
+  EXPECT_EQ(l.source, Source::Tuned);
+  ASSERT_TRUE(tuned.run(ctx).ok);
+  ASSERT_TRUE(tuned.run(ctx).ok);
+  EXPECT_EQ(counts.runs_of("Test_Fast"), 2);
+  EXPECT_EQ(counts.runs_of("Default"), 0);
+  EXPECT_LT(tuned.max_error(), 1e-4);
+
+  EXPECT_EQ(ctx.lookup(unknown.problem).solution, "Default");
+  EXPECT_EQ(ctx.lookup(unknown.problem).source, Source::Untuned);
+  ASSERT_TRUE(unknown.run(ctx).ok);
+  EXPECT_EQ(counts.runs_of("Default"), 1);
+  EXPECT_EQ(counts.runs_of("Test_Fast"), 2);
+  EXPECT_LT(unknown.max_error(), 1e-4);
+  EXPECT_EQ(counts.enumerations_of(unknown.problem), 0) << "tuning is off: nothing is tuned";
+}
+
+TEST_F(Dispatch, AnEntryEditedToDefaultRunsDefault) {
+  FloatGemm g(32, 32, 32);
+  write_text(dir / "results.csv", validator_lines() + "GemmTunableOp_float_NN," +
+                                      g.problem.params_signature() + ",Default,0.01\n");
+  Context ctx(test_options(dir, counts, log));
+  EXPECT_EQ(ctx.lookup(g.problem).solution, "Default");
+  EXPECT_EQ(ctx.lookup(g.problem).source, Source::Tuned);
+  ASSERT_TRUE(g.run(ctx).ok);
+  EXPECT_EQ(counts.runs_of("Default"), 1);
+  EXPECT_EQ(counts.runs_of("Test_Fast"), 0);
+}
+
+TEST_F(Dispatch, ANameThisMachineCannotRunFallsBackToDefaultWithAWarning) {
+  FloatGemm g(32, 16, 8);
+  write_text(dir / "results.csv", validator_lines() + "GemmTunableOp_float_NN," +
+                                      g.problem.params_signature() + ",Gone_Kernel_7,0.01\n");
+  Context ctx(test_options(dir, counts, log));
+  EXPECT_EQ(ctx.lookup(g.problem).solution, "Default");
+  EXPECT_EQ(ctx.lookup(g.problem).source, Source::Fallback);
+  ASSERT_TRUE(g.run(ctx).ok);
+  ASSERT_TRUE(g.run(ctx).ok);
+  EXPECT_EQ(counts.runs_of("Default"), 2);
+  EXPECT_EQ(log.count_containing("Gone_Kernel_7"), 1u) << log.all();
+}
+
+TEST_F(Dispatch, DisabledRunsDefaultAndEnableRestoresTheTunedSolution) {
+  FloatGemm g(32, 32, 32);
+  write_text(dir / "results.csv", validator_lines() + "GemmTunableOp_float_NN," +
+                                      g.problem.params_signature() + ",Test_Fast,0.01\n");
+  Context ctx(test_options(dir, counts, log));
+  ctx.enable(false);
+  EXPECT_FALSE(ctx.is_enabled());
+  EXPECT_EQ(ctx.lookup(g.problem).source, Source::Disabled);
+  ASSERT_TRUE(g.run(ctx).ok);
+  EXPECT_EQ(counts.runs_of("Default"), 1);
+  ctx.enable();
+  ASSERT_TRUE(g.run(ctx).ok);
+  EXPECT_EQ(counts.runs_of("Test_Fast"), 1);
+}
+
+TEST_F(Dispatch, AProviderAddedLaterIsDispatchedToo) {
+  FloatGemm g(32, 32, 32);
+  write_text(dir / "results.csv", validator_lines() + "GemmTunableOp_float_NN," +
+                                      g.problem.params_signature() + ",Test_Fast,0.01\n");
+  Options o = test_options(dir, counts, log);
+  o.providers.pop_back();  // no "test" provider yet
+  Context ctx(o);
+  EXPECT_EQ(ctx.lookup(g.problem).source, Source::Fallback);
+  ctx.add_provider(std::make_shared<TestProvider>(counts));
+  EXPECT_EQ(ctx.lookup(g.problem).solution, "Test_Fast");
+  ASSERT_TRUE(g.run(ctx).ok);
+  EXPECT_EQ(counts.runs_of("Test_Fast"), 1);
+}
+
+TEST_F(Dispatch, ManyThreadsDispatchConcurrently) {
+  std::vector<FloatGemm> gemms;
+  std::string lines = validator_lines();
+  for (int i = 0; i < 8; ++i) {
+    gemms.emplace_back(16 + i, 16, 16);
+    if (i % 2 == 0) {
+      lines += "GemmTunableOp_float_NN," + gemms.back().problem.params_signature() +
+               ",Test_Fast,0.01\n";
+    }
+  }
+  write_text(dir / "results.csv", lines);
+  Context ctx(test_options(dir, counts, log));
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 50; ++r) {
+        FloatGemm& g = gemms[static_cast<std::size_t>((t + r) % 8)];
+        std::vector<float> c(g.c.size());
+        if (!ctx.gemm(g.problem, g.a.data(), g.b.data(), c.data()).ok) ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(counts.runs_of("Test_Fast") + counts.runs_of("Default"), 200);
+  EXPECT_EQ(counts.runs_of("Test_Fast"), 100);
+}
+
+TEST_F(Dispatch, AnInvalidProblemFailsWithAReasonInsteadOfCrashing) {
+  Context ctx(test_options(dir, counts, log));
+  Problem bad = Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 8, 8, 8);
+  bad.lda = 2;  // smaller than m
+  float x = 0;
+  const RunStatus s = ctx.gemm(bad, &x, &x, &x);
+  EXPECT_FALSE(s.ok);
+  EXPECT_FALSE(s.error.empty());
+}
+
+}  // namespace
+}  // namespace gemmtune::testing

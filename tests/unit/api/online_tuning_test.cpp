@@ -1,0 +1,143 @@
+// Online tuning: a problem met for the first time is tuned once, even by several threads at once,
+// its winner is appended to the results file at once, and later calls dispatch it.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "tests/unit/api/api_test_util.hpp"
+
+namespace gemmtune::testing {
+namespace {
+
+std::size_t lines_containing(const std::filesystem::path& file, const std::string& text) {
+  const std::string content = read_text(file);
+  std::size_t n = 0;
+  for (std::size_t pos = content.find(text); pos != std::string::npos;
+       pos = content.find(text, pos + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+TEST(OnlineTuning, TunesOnceUnderConcurrentCallersAndAppendsAtOnce) {
+  TempDir dir;
+  Counts counts;
+  Log log;
+  Options o = test_options(dir, counts, log);
+  o.tuning = true;
+  Context ctx(o);
+  FloatGemm g(96, 96, 96);
+
+  std::atomic<bool> go{false};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      std::vector<float> c(g.c.size());
+      while (!go.load()) std::this_thread::yield();
+      if (!ctx.gemm(g.problem, g.a.data(), g.b.data(), c.data()).ok) ++failures;
+    });
+  }
+  go.store(true);
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(counts.enumerations_of(g.problem), 1) << "tuned exactly once";
+  // Appended at once: the file holds the winner before the Context goes away.
+  EXPECT_EQ(lines_containing(dir / "results.csv", g.problem.params_signature()), 1u);
+  EXPECT_EQ(ctx.lookup(g.problem).solution, "Test_Fast") << log.all();
+  EXPECT_EQ(ctx.lookup(g.problem).source, Source::Tuned);
+
+  counts.reset();
+  ASSERT_TRUE(g.run(ctx).ok);
+  EXPECT_EQ(counts.runs_of("Test_Fast"), 1);
+  EXPECT_EQ(counts.enumerations_of(g.problem), 0) << "not tuned again";
+  EXPECT_LT(g.max_error(), 1e-3);
+
+  // A new Context loads what the first one tuned.
+  Options o2 = test_options(dir, counts, log);
+  Context again(o2);
+  EXPECT_EQ(again.lookup(g.problem).solution, "Test_Fast");
+}
+
+TEST(OnlineTuning, TuningCanBeSwitchedOnFromCode) {
+  TempDir dir;
+  Counts counts;
+  Log log;
+  Context ctx(test_options(dir, counts, log));
+  FloatGemm g(64, 64, 64);
+  ASSERT_TRUE(g.run(ctx).ok);
+  EXPECT_EQ(ctx.lookup(g.problem).source, Source::Untuned);
+  ctx.tuning_enable();
+  ctx.set_max_tuning_iterations(5);
+  EXPECT_EQ(ctx.max_tuning_iterations(), 5);
+  ctx.set_max_tuning_duration(10);
+  EXPECT_EQ(ctx.max_tuning_duration(), 10);
+  ASSERT_TRUE(g.run(ctx).ok);
+  EXPECT_EQ(ctx.lookup(g.problem).solution, "Test_Fast");
+  EXPECT_EQ(counts.enumerations_of(g.problem), 1);
+}
+
+TEST(OnlineTuning, TunesAWholeUntunedFileFromCode) {
+  TempDir dir;
+  Counts counts;
+  Log log;
+  Context ctx(test_options(dir, counts, log));
+  FloatGemm a(64, 32, 32), b(48, 48, 16);
+  write_text(dir / "in.csv", "GemmTunableOp_float_NN," + a.problem.params_signature() + "\n" +
+                                 "GemmTunableOp_float_NN," + b.problem.params_signature() +
+                                 "\nGemmTunableOp_float_NN," + a.problem.params_signature() +
+                                 "\nnot a line\n");
+  const TuneFileReport r = ctx.tune_file((dir / "in.csv").string());
+  EXPECT_EQ(r.requested, 2u);
+  EXPECT_EQ(r.tuned, 2u);
+  EXPECT_EQ(r.bad_lines, 1u);
+  EXPECT_TRUE(r.failed.empty());
+  EXPECT_EQ(ctx.lookup(a.problem).source, Source::Tuned);
+  EXPECT_EQ(ctx.results().size(), 2u);
+  const TuneFileReport again = ctx.tune_file((dir / "in.csv").string());
+  EXPECT_EQ(again.already_tuned, 2u);
+  EXPECT_EQ(again.tuned, 0u);
+}
+
+TEST(OnlineTuning, WriteFileAndReadFileRoundTrip) {
+  TempDir dir;
+  Counts counts;
+  Log log;
+  Options o = test_options(dir, counts, log);
+  o.tuning = true;
+  FloatGemm g(64, 64, 32);
+  {
+    Context ctx(o);
+    ASSERT_TRUE(g.run(ctx).ok);
+    ctx.write_file((dir / "copy.db").string());
+  }
+  Options o2 = test_options(dir, counts, log);
+  o2.filename = (dir / "elsewhere.csv").string();
+  Context ctx(o2);
+  EXPECT_EQ(ctx.lookup(g.problem).source, Source::Untuned);
+  const LoadReport r = ctx.read_file((dir / "copy.db").string());
+  EXPECT_TRUE(r.accepted) << r.message;
+  EXPECT_EQ(r.entries, 1u);
+  EXPECT_EQ(ctx.lookup(g.problem).solution, "Test_Fast");
+}
+
+TEST(OnlineTuning, WriteFileOnExit) {
+  TempDir dir;
+  Counts counts;
+  Log log;
+  FloatGemm g(32, 32, 32);
+  write_text(dir / "src.csv", validator_lines() + "GemmTunableOp_float_NN," +
+                                  g.problem.params_signature() + ",Test_Fast,0.01\n");
+  {
+    Options o = test_options(dir, counts, log);
+    o.filename = (dir / "src.csv").string();
+    Context ctx(o);
+    ctx.set_filename((dir / "out%d.csv").string(), true);
+    EXPECT_EQ(ctx.filename(), (dir / "out0.csv").string());
+    ctx.write_file_on_exit(true);
+  }
+  EXPECT_EQ(lines_containing(dir / "out0.csv", g.problem.params_signature()), 1u);
+}
+
+}  // namespace
+}  // namespace gemmtune::testing

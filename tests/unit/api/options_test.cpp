@@ -1,0 +1,62 @@
+// Options: the GEMMTUNE_* variables (read once, bad values reported, never thrown over), the
+// device ordinal in file names, and docs/options.md listing every variable.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "gemmtune/options.hpp"
+
+namespace gemmtune {
+namespace {
+
+TEST(Options, DeviceOrdinalGoesBeforeTheExtension) {
+  EXPECT_EQ(with_device_ordinal("tunableop_results.csv", 0), "tunableop_results0.csv");
+  EXPECT_EQ(with_device_ordinal("dir.v1/results.db", 3), "dir.v1/results3.db");
+  EXPECT_EQ(with_device_ordinal("results_%d_gpu.csv", 7), "results_7_gpu.csv");
+  EXPECT_EQ(with_device_ordinal("results", 2), "results2");
+}
+
+TEST(Options, FromEnvironment) {
+  ::setenv("GEMMTUNE_TUNING", "1", 1);
+  ::setenv("GEMMTUNE_RECORD_UNTUNED", "true", 1);
+  ::setenv("GEMMTUNE_ENABLED", "0", 1);
+  ::setenv("GEMMTUNE_FILENAME", "mine.db", 1);
+  ::setenv("GEMMTUNE_MAX_TUNING_ITERATIONS", "7", 1);
+  ::setenv("GEMMTUNE_MAX_TUNING_DURATION_MS", "12.5", 1);
+  ::setenv("GEMMTUNE_ROTATING_BUFFER_MB", "0", 1);
+  ::setenv("GEMMTUNE_DEVICE", "banana", 1);
+  const Options o = Options::from_environment();
+  for (const char* v : {"GEMMTUNE_TUNING", "GEMMTUNE_RECORD_UNTUNED", "GEMMTUNE_ENABLED",
+                        "GEMMTUNE_FILENAME", "GEMMTUNE_MAX_TUNING_ITERATIONS",
+                        "GEMMTUNE_MAX_TUNING_DURATION_MS", "GEMMTUNE_ROTATING_BUFFER_MB",
+                        "GEMMTUNE_DEVICE"}) {
+    ::unsetenv(v);
+  }
+  EXPECT_TRUE(o.tuning);
+  EXPECT_TRUE(o.record_untuned);
+  EXPECT_FALSE(o.enabled);
+  EXPECT_EQ(o.filename, "mine.db");
+  EXPECT_EQ(o.max_tuning_iterations, 7);
+  EXPECT_DOUBLE_EQ(o.max_tuning_duration_ms, 12.5);
+  ASSERT_TRUE(o.rotating_buffer_mb.has_value());
+  EXPECT_EQ(*o.rotating_buffer_mb, 0.0);
+  EXPECT_EQ(o.device, 0);
+  ASSERT_EQ(o.warnings.size(), 1u);
+  EXPECT_NE(o.warnings[0].find("GEMMTUNE_DEVICE='banana'"), std::string::npos);
+}
+
+TEST(Options, EveryVariableIsDocumented) {
+  std::ifstream in(GEMMTUNE_OPTIONS_DOC);
+  ASSERT_TRUE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  for (std::string_view v : Options::environment_variables()) {
+    EXPECT_NE(text.str().find("| `" + std::string(v) + "`"), std::string::npos)
+        << v << " is missing from the library table of docs/options.md";
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune

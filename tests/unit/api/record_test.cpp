@@ -1,0 +1,98 @@
+// Record untuned: problems without a result are appended once each, across threads and across
+// Contexts sharing the file; tuned problems are not recorded.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "db/untuned_file.hpp"
+#include "tests/unit/api/api_test_util.hpp"
+
+namespace gemmtune::testing {
+namespace {
+
+std::vector<std::string> lines_of(const std::filesystem::path& file) {
+  std::vector<std::string> out;
+  std::istringstream in(read_text(file));
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+TEST(Record, DedupesWithinAndAcrossContexts) {
+  TempDir dir;
+  Counts counts;
+  Log log;
+  FloatGemm tuned(32, 32, 32), a(16, 16, 16), b(24, 8, 16);
+  write_text(dir / "results.csv", validator_lines() + "GemmTunableOp_float_NN," +
+                                      tuned.problem.params_signature() + ",Test_Fast,0.01\n");
+  Options o = test_options(dir, counts, log);
+  o.record_untuned = true;
+  {
+    Context ctx(o);
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE(a.run(ctx).ok);
+      ASSERT_TRUE(tuned.run(ctx).ok);
+    }
+    ASSERT_TRUE(b.run(ctx).ok);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&] {
+        std::vector<float> c(b.c.size());
+        (void)ctx.gemm(b.problem, b.a.data(), b.b.data(), c.data());
+      });
+    }
+    for (auto& t : threads) t.join();
+  }
+  {
+    Context again(o);  // reads the untuned file: nothing recorded twice
+    ASSERT_TRUE(a.run(again).ok);
+    ASSERT_TRUE(b.run(again).ok);
+  }
+  const auto lines = lines_of(dir / "untuned.csv");
+  ASSERT_EQ(lines.size(), 2u) << read_text(dir / "untuned.csv");
+  EXPECT_EQ(lines[0], "GemmTunableOp_float_NN," + a.problem.params_signature());
+  EXPECT_EQ(lines[1], "GemmTunableOp_float_NN," + b.problem.params_signature());
+  // The file is what `gemmtune tune` reads.
+  Diagnostics d(/*strict=*/true);
+  EXPECT_EQ(read_untuned_file(dir / "untuned.csv", d).size(), 2u);
+}
+
+TEST(Record, SwitchedOnFromCodeAndDisabledRecordsNothing) {
+  TempDir dir;
+  Counts counts;
+  Log log;
+  FloatGemm a(16, 16, 16), b(8, 8, 8);
+  Context ctx(test_options(dir, counts, log));
+  ASSERT_TRUE(a.run(ctx).ok);
+  EXPECT_FALSE(std::filesystem::exists(dir / "untuned.csv"));
+  ctx.record_untuned_enable();
+  EXPECT_TRUE(ctx.record_untuned_is_enabled());
+  ASSERT_TRUE(a.run(ctx).ok);  // seen before, not yet recorded: recorded now
+  ctx.enable(false);
+  ASSERT_TRUE(b.run(ctx).ok);  // disabled: nothing happens
+  EXPECT_EQ(lines_of(dir / "untuned.csv").size(), 1u);
+  ctx.enable(true);
+  ctx.set_untuned_filename((dir / "other.csv").string());
+  ASSERT_TRUE(a.run(ctx).ok);
+  ASSERT_TRUE(b.run(ctx).ok);
+  EXPECT_EQ(lines_of(dir / "other.csv").size(), 2u);
+}
+
+TEST(Record, FileNamesGetTheDeviceOrdinal) {
+  TempDir dir;
+  Counts counts;
+  Log log;
+  Options o = test_options(dir, counts, log);
+  o.insert_device_ordinal = true;
+  o.record_untuned = true;
+  Context ctx(o);
+  EXPECT_EQ(ctx.filename(), (dir / "results0.csv").string());
+  EXPECT_EQ(ctx.untuned_filename(), (dir / "untuned0.csv").string());
+  FloatGemm a(16, 16, 16);
+  ASSERT_TRUE(a.run(ctx).ok);
+  EXPECT_TRUE(std::filesystem::exists(dir / "untuned0.csv"));
+}
+
+}  // namespace
+}  // namespace gemmtune::testing
