@@ -1,17 +1,23 @@
-// gemmtune tune UNTUNED... -o RESULTS: offline tuning of recorded GEMMs on one device.
+// gemmtune tune UNTUNED... -o RESULTS: offline tuning of recorded GEMMs on one device, or on
+// several (--gpus, --devices, --workers: one worker process each, docs/multi-gpu.md), or this
+// rank's share under a launcher (--shard, mpirun, srun). `--worker` (internal) is the worker side.
 //
 // Options mirror PyTorch TunableOp's environment knobs; each is also read from a GEMMTUNE_*
 // variable once at start (docs/options.md lists them all; a test keeps it in step with --help).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <numeric>
 
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/text_table.hpp"
 #include "db/untuned_file.hpp"
+#include "drivers/multi/worker_main.hpp"
 #include "drivers/tune_run.hpp"
 #include "tuner/error.hpp"
 #include "tuner/numerical_check.hpp"
@@ -26,6 +32,11 @@ struct TuneCliOptions {
   std::string search = "heuristic";
   double rotating_buffer_mb = -1;  // < 0: the default (2x last-level cache)
   double workspace_mb = 32;
+  int gpus = 0;
+  std::vector<int> devices;
+  int workers = 0;
+  std::string shard;
+  bool worker = false;  // internal: the worker side of a multi-device run
   std::string command_line;
 };
 
@@ -55,7 +66,15 @@ class TerminalProgress final : public TuneObserver {
   }
   void on_result(const TuningReport& report) override {
     clear();
-    if (!report.ok()) fmt::print(stderr, "  not tuned: {}: {}\n", current_, report.error);
+    ++finished_;
+    if (!report.ok()) {
+      fmt::print(stderr, "  not tuned: {},{}: {}\n", report.problem.op_signature(),
+                 report.problem.params_signature(), report.error);
+    }
+  }
+  void on_note(const std::string& note) override {
+    clear();
+    fmt::print(stderr, "  {}\n", note);
   }
 
  private:
@@ -80,7 +99,7 @@ class TerminalProgress final : public TuneObserver {
   bool verbose_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::string current_;
-  std::size_t index_ = 0, total_ = 0;
+  std::size_t index_ = 0, total_ = 0, finished_ = 0;
 };
 
 std::string format_results(const TuneSummary& summary) {
@@ -102,6 +121,86 @@ std::string format_results(const TuneSummary& summary) {
   return t.render();
 }
 
+std::string format_devices(const TuneSummary& summary) {
+  TextTable t;
+  t.column("device", TextTable::Align::Right)
+      .column("tuned", TextTable::Align::Right)
+      .column("failed", TextTable::Align::Right)
+      .column("busy_s", TextTable::Align::Right)
+      .column("GFLOP", TextTable::Align::Right)
+      .column("share", TextTable::Align::Right)
+      .column("deaths", TextTable::Align::Right)
+      .column("status");
+  const double total_busy = std::accumulate(summary.devices.begin(), summary.devices.end(), 0.0,
+                                            [](double a, const DeviceLoad& d) { return a + d.busy_s; });
+  for (const auto& d : summary.devices) {
+    t.add_row({std::to_string(d.ordinal), std::to_string(d.tuned), std::to_string(d.failed),
+               fmt::format("{:.2f}", d.busy_s), fmt::format("{:.3f}", d.flops / 1e9),
+               fmt::format("{:.1f}%", total_busy > 0 ? 100.0 * d.busy_s / total_busy : 0.0),
+               std::to_string(d.worker_deaths), d.retired.empty() ? "ok" : "retired: " + d.retired});
+  }
+  return t.render();
+}
+
+// --gpus, --devices, --workers and --shard into the run's devices, backend and shard.
+void resolve_devices(TuneCliOptions& cli) {
+  TuneOptions& options = cli.run;
+  const int given = (cli.gpus > 0) + !cli.devices.empty() + (cli.workers > 0);
+  if (given > 1) {
+    throw ExitWith(ExitCode::Usage, "give one of --gpus, --devices and --workers");
+  }
+  if (cli.workers > 0) {
+    if (options.backend == BackendKind::Cuda) {
+      throw ExitWith(ExitCode::Usage, "--workers is for the CPU backend; use --gpus or --devices");
+    }
+    options.backend = BackendKind::Cpu;
+    options.devices.resize(static_cast<std::size_t>(cli.workers));
+  } else if (cli.gpus > 0) {
+    if (options.backend == BackendKind::Cpu) {
+      throw ExitWith(ExitCode::Usage, "--gpus is for the CUDA backend; use --workers on the CPU");
+    }
+    options.backend = BackendKind::Cuda;
+    options.devices.resize(static_cast<std::size_t>(cli.gpus));
+  }
+  std::iota(options.devices.begin(), options.devices.end(), 0);
+  if (!cli.devices.empty()) {
+    options.devices = cli.devices;
+    std::sort(options.devices.begin(), options.devices.end());
+    if (std::adjacent_find(options.devices.begin(), options.devices.end()) != options.devices.end() ||
+        options.devices.front() < 0) {
+      throw ExitWith(ExitCode::Usage, "--devices: each ordinal once, none negative");
+    }
+  }
+  if (!cli.shard.empty()) {
+    options.shard = parse_shard(cli.shard);
+  } else if (auto from_launcher = shard_from_environment(std::getenv)) {
+    options.shard = *from_launcher;
+  }
+}
+
+void print_summary(const TuneOptions& options, const TuneSummary& summary) {
+  if (!summary.tuned.empty()) fmt::print("\n{}", format_results(summary));
+  if (!summary.devices.empty()) fmt::print("\nDevices:\n{}", format_devices(summary));
+  for (const auto& note : summary.notes) fmt::print("note: {}\n", note);
+  if (summary.shard.active()) {
+    fmt::print("\nShard {}/{} (from {}): {} of {} distinct problem(s)\n", summary.shard.index,
+               summary.shard.count, summary.shard.source, summary.requested, summary.all_problems);
+  }
+  if (summary.outputs.empty()) {
+    fmt::print("\nResults: {}\n", options.output);
+  } else {
+    fmt::print("\nResults: {}\n", fmt::join(summary.outputs, " "));
+  }
+  fmt::print("Summary: {} problem(s): {} tuned, {} already tuned (skipped), {} not "
+             "tuned; {} bad input line(s)\n",
+             summary.requested, summary.tuned.size(), summary.already_tuned,
+             summary.failed.size(), summary.bad_lines);
+  if (!summary.devices.empty()) fmt::print("Wall time: {:.2f} s\n", summary.wall_s);
+  for (const auto& f : summary.failed) {
+    fmt::print("  not tuned: {},{}: {}\n", f.op_signature, f.params_signature, f.reason);
+  }
+}
+
 void run_tune_command(TuneCliOptions& cli) {
   TuneOptions& options = cli.run;
   options.backend = parse_backend_kind(cli.backend);
@@ -111,6 +210,12 @@ void run_tune_command(TuneCliOptions& cli) {
   options.tuner.search.max_workspace_bytes =
       static_cast<std::size_t>(cli.workspace_mb * 1024.0 * 1024.0);
   if (cli.rotating_buffer_mb >= 0) options.tuner.timing.rotating_buffer_mb = cli.rotating_buffer_mb;
+  if (cli.worker) {
+    const int status = run_worker(options, FaultInjection::from_environment());
+    if (status != 0) throw ExitWith(static_cast<ExitCode>(status));
+    return;
+  }
+  resolve_devices(cli);
 
   std::signal(SIGINT, [](int) { request_tune_stop(); });
   std::signal(SIGTERM, [](int) { request_tune_stop(); });
@@ -124,15 +229,7 @@ void run_tune_command(TuneCliOptions& cli) {
     throw ExitWith(ExitCode::ValidatorMismatch, e.what());
   }
   if (!diagnostics.empty()) fmt::print(stderr, "{}", diagnostics.format_all());
-
-  if (!summary.tuned.empty()) fmt::print("\n{}", format_results(summary));
-  fmt::print("\nResults: {}\nSummary: {} problem(s): {} tuned, {} already tuned (skipped), {} not "
-             "tuned; {} bad input line(s)\n",
-             options.output, summary.requested, summary.tuned.size(), summary.already_tuned,
-             summary.failed.size(), summary.bad_lines);
-  for (const auto& f : summary.failed) {
-    fmt::print("  not tuned: {},{}: {}\n", f.op_signature, f.params_signature, f.reason);
-  }
+  print_summary(options, summary);
   if (!summary.complete()) {
     throw ExitWith(ExitCode::Partial, summary.interrupted ? "interrupted; rerun to resume"
                                                           : "some problems were not tuned");
@@ -158,6 +255,36 @@ void setup_tune(CLI::App& app) {
   cmd->add_option("--device", o.device, "Device ordinal")
       ->envname("GEMMTUNE_DEVICE")
       ->capture_default_str();
+  cmd->add_option("--gpus", cli->gpus,
+                  "Tune on GPUs 0..N-1, one worker process each (CUDA backend)")
+      ->envname("GEMMTUNE_GPUS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--devices", cli->devices, "Tune on these device ordinals, e.g. 0,2,3")
+      ->envname("GEMMTUNE_DEVICES")
+      ->delimiter(',');
+  cmd->add_option("--workers", cli->workers,
+                  "Tune with N worker processes on the CPU backend, each playing one device")
+      ->envname("GEMMTUNE_WORKERS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--problem-timeout-s", o.problem_timeout_s,
+                  "Kill a worker that spends longer on one problem (s; 0 = no limit); the "
+                  "problem is retried once elsewhere")
+      ->envname("GEMMTUNE_PROBLEM_TIMEOUT_S")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--max-worker-restarts", o.max_worker_restarts,
+                  "How often a device's worker is restarted after it died")
+      ->envname("GEMMTUNE_MAX_WORKER_RESTARTS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--shard", cli->shard,
+                  "Tune share I of N (I/N, 0-based); default: from mpirun or srun's environment")
+      ->envname("GEMMTUNE_SHARD");
+  cmd->add_flag("--worker", cli->worker,
+                "Internal: the worker side of a multi-device run (problems on stdin)")
+      ->group("");
   cmd->add_option("--max-tuning-duration-ms", timing.max_tuning_duration_ms,
                   "Measurement time cap per candidate (ms; 0 = none)")
       ->envname("GEMMTUNE_MAX_TUNING_DURATION_MS")

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "drivers/backend_factory.hpp"
+#include "drivers/multi/shard.hpp"
 #include "tuner/tuner.hpp"
 
 namespace gemmtune {
@@ -22,9 +23,20 @@ struct TuneOptions {
   TunerOptions tuner;
   bool strict = false;             // stop at the first bad input line
   bool verbose = false;            // every candidate's disposition
+
+  // Several devices, one worker process each (--gpus, --devices, --workers); empty: tune in this
+  // process on `device`. With the CPU backend the ordinals only name the workers and their files.
+  std::vector<int> devices;
+  double problem_timeout_s = 0;  // a worker longer on one problem is killed (0 = no limit)
+  int max_worker_restarts = 3;   // per device, after a worker died
+  Shard shard;                   // this rank's share of the problems (count 1: all of them)
 };
 
 // The effective options, one "key=value" per line, for reports and the runs table.
 std::string describe(const TuneOptions& options);
+
+// The part of describe() that decides how a problem is tuned (timing, checks, search, seed): what
+// every worker of a run must share, and checks that it does.
+std::string describe_tuning(const TunerOptions& tuner);
 
 }  // namespace gemmtune

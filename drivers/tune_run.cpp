@@ -4,84 +4,32 @@
 
 #include <atomic>
 #include <chrono>
-#include <filesystem>
-#include <set>
 
 #include "db/results_store.hpp"
 #include "db/untuned_file.hpp"
+#include "drivers/multi/coordinator.hpp"
+#include "drivers/multi/output_names.hpp"
 #include "tuner/error.hpp"
 #include "validator/collect.hpp"
-#include "validator/compare.hpp"
 
 namespace gemmtune {
 namespace {
 
 std::atomic<bool> g_stop_requested{false};
 
-std::vector<UntunedEntry> read_problems(const TuneOptions& options, Diagnostics& diagnostics) {
-  std::vector<UntunedEntry> entries;
-  if (!options.inputs.empty()) entries = read_untuned_patterns(options.inputs, diagnostics);
-  for (const auto& inline_problem : options.problems) {
-    for (auto& e : parse_untuned(inline_problem, "--problem", diagnostics)) {
-      entries.push_back(std::move(e));
-    }
-  }
-  dedupe_untuned(entries);
-  return entries;
-}
-
-// The signatures the output already holds for `environment`; refuses an output that cannot
-// take results from this environment without mixing.
-std::set<std::pair<std::string, std::string>> already_tuned(ResultsStore& store,
-                                                            const Environment& environment) {
-  std::set<std::pair<std::string, std::string>> done;
-  if (!std::filesystem::exists(store.path())) return done;
-  Diagnostics output_diagnostics;  // bad lines of the output are kept there as they are
-  for (const auto& table : store.load(output_diagnostics)) {
-    if (table.environment == environment) {
-      for (const auto& e : table.entries) done.emplace(e.op_signature, e.params_signature);
-      return done;
-    }
-    const bool csv_holds_results = store.kind() == "csv" &&
-                                   (!table.entries.empty() || !table.environment.empty());
-    if (csv_holds_results) {
-      const auto comparison = compare_environments(table.environment, environment);
-      throw ValidatorMismatchError(fmt::format(
-          "{} holds results measured in another environment; a CSV file holds one environment, "
-          "so nothing was tuned. Write to another file or to a SQLite database (.db). "
-          "Validators:\n{}",
-          store.path().string(), comparison.explain()));
-    }
-  }
-  return done;
-}
-
-}  // namespace
-
-void request_tune_stop() noexcept { g_stop_requested.store(true); }
-
-TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneObserver& observer,
-                     const std::string& command_line) {
+// One device, in this process.
+void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entries,
+               TuneSummary& summary, TuneObserver& observer, const std::string& command_line) {
   const auto started = std::chrono::system_clock::now();
-  g_stop_requested.store(false);
-  TuneSummary summary;
-  std::vector<UntunedEntry> entries = read_problems(options, diagnostics);
-  summary.bad_lines = diagnostics.error_count();
-  summary.requested = entries.size();
-  if (entries.empty()) {
-    throw InputError(summary.bad_lines
-                         ? fmt::format("no usable problems: {}", diagnostics.summary())
-                         : std::string("no problems to tune: give untuned files or --problem"));
-  }
-
   BackendSession session = open_backend(options.backend, options.device);
   Backend& backend = *session.backend;
   const auto& props = backend.properties();
   summary.device = fmt::format("{} device {}: {}", props.backend, props.ordinal, props.name);
   const Environment environment = collect_environment(backend);
 
-  auto store = open_results_store(options.output);
-  const auto done = already_tuned(*store, environment);
+  auto store = open_results_store(with_rank(options.output, options.shard));
+  SignatureSet done;
+  add_tuned_signatures(*store, environment, done);
   std::vector<const UntunedEntry*> todo;
   for (const auto& e : entries) {
     if (done.count({e.op_signature, e.params_signature})) {
@@ -131,6 +79,35 @@ TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneO
                                             : "partial";
   store->record_run({command_line, describe(options), started, std::chrono::system_clock::now(),
                      status});
+  summary.outputs.push_back(store->path().string());
+}
+
+}  // namespace
+
+void request_tune_stop() noexcept { g_stop_requested.store(true); }
+bool tune_stop_requested() noexcept { return g_stop_requested.load(); }
+
+TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneObserver& observer,
+                     const std::string& command_line) {
+  const auto started = std::chrono::steady_clock::now();
+  g_stop_requested.store(false);
+  TuneSummary summary;
+  summary.shard = options.shard;
+  RequestedProblems requested = read_requested_problems(options, diagnostics);
+  summary.bad_lines = diagnostics.error_count();
+  summary.requested = requested.entries.size();
+  summary.all_problems = requested.all;
+  if (requested.all == 0) {
+    throw InputError(summary.bad_lines
+                         ? fmt::format("no usable problems: {}", diagnostics.summary())
+                         : std::string("no problems to tune: give untuned files or --problem"));
+  }
+  if (options.devices.empty()) {
+    tune_here(options, requested.entries, summary, observer, command_line);
+  } else {
+    run_multi_tune(options, requested.entries, summary, observer, command_line);
+  }
+  summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return summary;
 }
 

@@ -1,7 +1,8 @@
-// Offline tuning of untuned problems: read them (files, patterns, inline), skip the ones the
-// output already holds for this environment (so a rerun resumes), tune the rest one by one on
-// one device, and append each winner durably the moment it is found, so that an interrupted run
-// (kill -9 included) loses at most the problem in flight.
+// Offline tuning of untuned problems: read them (files, patterns, inline), keep this rank's share
+// (shards), skip the ones the outputs already hold for this environment (so a rerun resumes), and
+// tune the rest — one by one in this process on one device, or across several devices with one
+// worker process each (drivers/multi/coordinator.hpp) — appending each winner durably the moment
+// it is found, so that an interrupted run (kill -9 included) loses at most the problems in flight.
 #pragma once
 
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "db/diagnostics.hpp"
 #include "drivers/tune_options.hpp"
+#include "drivers/tune_problems.hpp"
 #include "tuner/tuner.hpp"
 
 namespace gemmtune {
@@ -21,14 +23,32 @@ struct TuneFailure {
   std::string reason;
 };
 
+// What one device did in a multi-device run.
+struct DeviceLoad {
+  int ordinal = 0;
+  std::string description;  // "cpu device 0: AMD EPYC" once its worker started
+  std::size_t tuned = 0;
+  std::size_t failed = 0;   // by the tuner on this device
+  double busy_s = 0;        // sum of its problems' tuning times
+  double flops = 0;         // sum of its tuned problems' FLOPs (one GEMM each)
+  int worker_deaths = 0;    // crashed, killed or timed out
+  std::string retired;      // why it stopped taking problems early; empty if it did not
+};
+
 struct TuneSummary {
-  std::size_t requested = 0;       // distinct problems after dedupe
-  std::size_t already_tuned = 0;   // skipped: in the output for this environment
-  std::vector<TuningReport> tuned;  // in tuning order
+  std::size_t requested = 0;       // distinct problems after dedupe (this rank's share)
+  std::size_t all_problems = 0;    // distinct problems before sharding
+  Shard shard;
+  std::size_t already_tuned = 0;   // skipped: in the outputs for this environment
+  std::vector<TuningReport> tuned;  // in the order results came
   std::vector<TuneFailure> failed;
   std::size_t bad_lines = 0;        // input lines that could not be read
   std::string device;               // "cpu device 0: AMD EPYC" for the report
   bool interrupted = false;
+  std::vector<DeviceLoad> devices;  // multi-device runs only
+  std::vector<std::string> outputs;  // files written (multi-device runs: per device, gathered, copies)
+  std::vector<std::string> notes;    // what the run wants said (gather conflicts, refusals)
+  double wall_s = 0;
 
   bool complete() const { return failed.empty() && bad_lines == 0 && !interrupted; }
 };
@@ -47,6 +67,8 @@ class TuneObserver {
     (void)candidate, (void)done, (void)total;
   }
   virtual void on_result(const TuningReport& report) { (void)report; }
+  // Something worth saying as it happens: a worker died and was restarted, a device retired.
+  virtual void on_note(const std::string& note) { (void)note; }
 };
 
 // Runs the whole tuning; throws InputError for unusable input (no problems at all, an output
@@ -54,12 +76,8 @@ class TuneObserver {
 TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneObserver& observer,
                      const std::string& command_line);
 
-// Set from a signal handler: the run stops after the problem in flight.
+// Set from a signal handler: the run stops after the problems in flight.
 void request_tune_stop() noexcept;
-
-class ValidatorMismatchError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+bool tune_stop_requested() noexcept;
 
 }  // namespace gemmtune

@@ -1,0 +1,424 @@
+#include "drivers/multi/coordinator.hpp"
+
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "db/results_store.hpp"
+#include "drivers/multi/gather.hpp"
+#include "drivers/multi/output_names.hpp"
+#include "drivers/multi/work_queue.hpp"
+#include "drivers/multi/worker_command.hpp"
+#include "drivers/multi/worker_process.hpp"
+#include "drivers/multi/worker_protocol.hpp"
+#include "tuner/error.hpp"
+#include "validator/compare.hpp"
+
+namespace gemmtune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Kind = WorkerMessage::Kind;
+
+// Writing to a dead worker's pipe must be an error return, not a signal that ends the run.
+class IgnoreSigpipe {
+ public:
+  IgnoreSigpipe() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ignore, &previous_);
+  }
+  ~IgnoreSigpipe() { sigaction(SIGPIPE, &previous_, nullptr); }
+  IgnoreSigpipe(const IgnoreSigpipe&) = delete;
+  IgnoreSigpipe& operator=(const IgnoreSigpipe&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+};
+
+struct Slot {
+  enum class State { Starting, Idle, Busy, Retired };
+  int ordinal = 0;
+  std::size_t load = 0;  // index into summary.devices
+  std::unique_ptr<WorkerProcess> process;
+  State state = State::Starting;
+  std::optional<std::size_t> current;  // the problem in flight
+  Clock::time_point since;
+  bool timed_out = false;
+  bool device_lost = false;
+  std::string why;  // what the worker said or did wrong before it ended
+  int restarts = 0;
+};
+
+class Coordinator {
+ public:
+  Coordinator(const TuneOptions& options, const std::vector<UntunedEntry>& entries,
+              TuneSummary& summary, TuneObserver& observer)
+      : options_(options),
+        entries_(entries),
+        summary_(summary),
+        observer_(observer),
+        names_(options.output, options.shard),
+        executable_(self_executable()) {}
+
+  void run(const std::string& command_line);
+
+ private:
+  void start(Slot& slot);
+  void pump(int timeout_ms);
+  void handle_line(Slot& slot, const std::string& line);
+  void handle_exit(Slot& slot);
+  void retire(Slot& slot, std::string reason);
+  void dispatch();
+  void check_timeouts();
+  bool any(Slot::State state) const;
+  std::vector<const UntunedEntry*> resume();
+  void fail(std::size_t id, std::string reason);
+  DeviceLoad& load(const Slot& slot) { return summary_.devices[slot.load]; }
+
+  const TuneOptions& options_;
+  const std::vector<UntunedEntry>& entries_;
+  TuneSummary& summary_;
+  TuneObserver& observer_;
+  OutputNames names_;
+  std::string executable_;
+  std::vector<Slot> slots_;
+  std::optional<Environment> environment_;
+  std::vector<const UntunedEntry*> todo_;
+  std::unique_ptr<WorkQueue> queue_;
+  std::size_t results_ = 0;
+  bool stopping_ = false;
+};
+
+bool Coordinator::any(Slot::State state) const {
+  return std::any_of(slots_.begin(), slots_.end(),
+                     [&](const Slot& s) { return s.state == state; });
+}
+
+void Coordinator::start(Slot& slot) {
+  slot.state = Slot::State::Starting;
+  slot.current.reset();
+  slot.timed_out = slot.device_lost = false;
+  slot.why.clear();
+  slot.since = Clock::now();
+  const auto args = worker_arguments(executable_, options_, slot.ordinal,
+                                     names_.per_device(slot.ordinal));
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  slot.process = WorkerProcess::spawn(
+      args, worker_environment(options_, cores > 0 ? static_cast<int>(cores) : 1, std::getenv));
+}
+
+void Coordinator::retire(Slot& slot, std::string reason) {
+  if (slot.process) slot.process->kill_now();
+  slot.state = Slot::State::Retired;
+  load(slot).retired = reason;
+  observer_.on_note(fmt::format("device {} takes no more problems: {}", slot.ordinal, reason));
+}
+
+void Coordinator::fail(std::size_t id, std::string reason) {
+  const UntunedEntry& e = *todo_[id];
+  summary_.failed.push_back({e.op_signature, e.params_signature, std::move(reason)});
+}
+
+void Coordinator::handle_line(Slot& slot, const std::string& line) {
+  const DecodedMessage decoded = decode_message(line);
+  if (!decoded.message) {
+    slot.why = fmt::format("protocol error: {}", decoded.error);
+    slot.process->kill_now();
+    return;
+  }
+  const WorkerMessage& m = *decoded.message;
+  if (m.kind == Kind::Error) {
+    slot.why = m.text;
+    return;
+  }
+  if (m.kind == Kind::Ready) {
+    if (slot.state != Slot::State::Starting) {
+      slot.why = "protocol error: ready twice";
+      slot.process->kill_now();
+      return;
+    }
+    if (m.tuning != describe_tuning(options_.tuner)) {
+      return retire(slot, fmt::format("its worker understood other tuning options:\n{}\nexpected:\n{}",
+                                      m.tuning, describe_tuning(options_.tuner)));
+    }
+    if (!environment_) environment_ = m.environment;
+    if (!(m.environment == *environment_)) {
+      const Comparison c = compare_environments(*environment_, m.environment);
+      return retire(slot, fmt::format("its validators differ from the first device's ({}); tune "
+                                      "different devices in separate runs",
+                                      c.summarize_differences("first device", "this device")));
+    }
+    load(slot).description = m.text;
+    slot.state = Slot::State::Idle;
+    return;
+  }
+  // ok, failed, fatal: the answer to the problem in flight.
+  if (slot.state != Slot::State::Busy || !slot.current ||
+      m.key != problem_key(todo_[*slot.current]->op_signature,
+                           todo_[*slot.current]->params_signature)) {
+    slot.why = fmt::format("protocol error: an answer for '{}', which it was not given", m.key);
+    slot.process->kill_now();
+    return;
+  }
+  const std::size_t id = *slot.current;
+  const UntunedEntry& entry = *todo_[id];
+  if (m.kind == Kind::Fatal) {
+    slot.why = fmt::format("the device failed: {}", m.text);
+    slot.device_lost = true;
+    return;  // the worker exits; handle_exit puts the problem back and retires the device
+  }
+  queue_->finish(id);
+  slot.current.reset();
+  slot.state = Slot::State::Idle;
+  ++results_;
+  TuningReport report;
+  report.problem = entry.problem;
+  report.elapsed_s = m.elapsed_s;
+  load(slot).busy_s += m.elapsed_s;
+  if (m.kind == Kind::Failed) {
+    ++load(slot).failed;
+    report.error = m.text;
+    fail(id, m.text);
+    observer_.on_result(report);
+    return;
+  }
+  report.winner = m.text;
+  report.winner_stats = m.winner;
+  report.default_stats = m.reference;
+  ++load(slot).tuned;
+  load(slot).flops += entry.problem.flops();
+  observer_.on_result(report);
+  summary_.tuned.push_back(std::move(report));
+}
+
+void Coordinator::handle_exit(Slot& slot) {
+  const std::string status = slot.process->wait();
+  slot.process.reset();
+  const bool was_starting = slot.state == Slot::State::Starting;
+  std::string what =
+      slot.timed_out
+          ? fmt::format("took longer than --problem-timeout-s {} s on device {}; its worker was "
+                        "killed",
+                        options_.problem_timeout_s, slot.ordinal)
+          : fmt::format("the worker of device {} ended ({}){}", slot.ordinal, status,
+                        slot.why.empty() ? "" : ": " + slot.why);
+  if (slot.current) {
+    const std::size_t id = *slot.current;
+    slot.current.reset();
+    ++load(slot).worker_deaths;
+    const UntunedEntry& e = *todo_[id];
+    if (queue_->worker_lost(id, what) == WorkQueue::Lost::GivenUp) {
+      std::string reasons;
+      for (const auto& d : queue_->deaths(id)) reasons += (reasons.empty() ? "" : "; ") + d;
+      fail(id, fmt::format("killed {} workers, not retried: {}", queue_->deaths(id).size(),
+                           reasons));
+      ++results_;
+      observer_.on_note(fmt::format("{}: given up: {}", problem_key(e.op_signature,
+                                                                    e.params_signature),
+                                    reasons));
+    } else {
+      observer_.on_note(fmt::format("{}: back in the queue: {}",
+                                    problem_key(e.op_signature, e.params_signature), what));
+    }
+  } else if (slot.state != Slot::State::Retired) {
+    observer_.on_note(what);
+  }
+  if (slot.state == Slot::State::Retired) return;
+  if (slot.device_lost) return retire(slot, slot.why);
+  if (was_starting) {
+    // A worker that cannot start will not start the next time either.
+    return retire(slot, fmt::format("its worker could not start: {}",
+                                    slot.timed_out ? "no answer within --problem-timeout-s"
+                                    : slot.why.empty() ? status
+                                                       : slot.why));
+  }
+  if (stopping_) {
+    slot.state = Slot::State::Retired;
+    return;
+  }
+  if (slot.restarts >= options_.max_worker_restarts) {
+    return retire(slot, fmt::format("its worker died {} time(s), restarted {} time(s) (limit "
+                                    "--max-worker-restarts {})",
+                                    slot.restarts + 1, slot.restarts, options_.max_worker_restarts));
+  }
+  ++slot.restarts;
+  observer_.on_note(fmt::format("restarting the worker of device {} ({} of at most {})",
+                                slot.ordinal, slot.restarts, options_.max_worker_restarts));
+  start(slot);
+}
+
+void Coordinator::pump(int timeout_ms) {
+  std::vector<pollfd> fds;
+  std::vector<Slot*> owners;
+  for (auto& slot : slots_) {
+    if (slot.process && slot.process->output_fd() >= 0) {
+      fds.push_back({slot.process->output_fd(), POLLIN, 0});
+      owners.push_back(&slot);
+    }
+  }
+  if (fds.empty()) return;
+  if (::poll(fds.data(), fds.size(), timeout_ms) <= 0) return;  // timeout or EINTR
+  for (std::size_t i = 0; i < fds.size(); ++i) {
+    if (fds[i].revents == 0) continue;
+    Slot& slot = *owners[i];
+    for (const auto& line : slot.process->read_lines()) {
+      if (slot.process) handle_line(slot, line);
+    }
+    if (slot.process && slot.process->eof()) handle_exit(slot);
+  }
+}
+
+void Coordinator::check_timeouts() {
+  if (options_.problem_timeout_s <= 0) return;
+  const auto limit = std::chrono::duration<double>(options_.problem_timeout_s);
+  for (auto& slot : slots_) {
+    const bool timed = slot.state == Slot::State::Busy || slot.state == Slot::State::Starting;
+    if (timed && slot.process && !slot.timed_out && Clock::now() - slot.since > limit) {
+      slot.timed_out = true;
+      slot.process->kill_now();
+    }
+  }
+}
+
+void Coordinator::dispatch() {
+  for (auto& slot : slots_) {
+    if (slot.state != Slot::State::Idle) continue;
+    const auto id = queue_->take();
+    if (!id) return;
+    const UntunedEntry& e = *todo_[*id];
+    std::string line = problem_key(e.op_signature, e.params_signature);
+    for (const auto& extra : e.extra) line += "," + extra;
+    slot.state = Slot::State::Busy;
+    slot.current = *id;
+    slot.since = Clock::now();
+    observer_.on_problem(e, results_, todo_.size());
+    // A worker that is gone fails the write; its end of file follows and puts the problem back.
+    slot.process->send_line(line);
+  }
+}
+
+std::vector<const UntunedEntry*> Coordinator::resume() {
+  SignatureSet done;
+  if (names_.sqlite()) {
+    add_tuned_signatures(*open_results_store(names_.per_device(0)), *environment_, done);
+  } else {
+    // What this run writes must hold this environment; other devices' files count where they do.
+    std::vector<std::filesystem::path> ours{names_.gathered()};
+    for (const auto& slot : slots_) ours.push_back(names_.per_device(slot.ordinal));
+    for (const auto& path : ours) add_tuned_signatures(*open_results_store(path), *environment_, done);
+    for (const auto& [ordinal, path] : names_.existing_per_device()) {
+      if (std::find(ours.begin(), ours.end(), path) != ours.end()) continue;
+      try {
+        add_tuned_signatures(*open_results_store(path), *environment_, done);
+      } catch (const ValidatorMismatchError&) {
+        summary_.notes.push_back(fmt::format("{} holds another environment; not resumed from",
+                                             path.string()));
+      }
+    }
+  }
+  std::vector<const UntunedEntry*> todo;
+  for (const auto& e : entries_) {
+    if (done.count({e.op_signature, e.params_signature})) {
+      ++summary_.already_tuned;
+    } else {
+      todo.push_back(&e);
+    }
+  }
+  return todo;
+}
+
+void Coordinator::run(const std::string& command_line) {
+  const auto started = std::chrono::system_clock::now();
+  const IgnoreSigpipe ignore_sigpipe;
+  for (const int ordinal : options_.devices) {
+    slots_.push_back({});
+    slots_.back().ordinal = ordinal;
+    slots_.back().load = summary_.devices.size();
+    summary_.devices.push_back({});
+    summary_.devices.back().ordinal = ordinal;
+  }
+  for (auto& slot : slots_) start(slot);
+  while (any(Slot::State::Starting)) {
+    pump(200);
+    check_timeouts();
+  }
+  if (!any(Slot::State::Idle)) {
+    std::string reasons;
+    for (const auto& d : summary_.devices) reasons += fmt::format("\n  device {}: {}", d.ordinal, d.retired);
+    throw InputError(fmt::format("no worker could start:{}", reasons));
+  }
+
+  todo_ = resume();
+  std::vector<double> costs;
+  for (const auto* e : todo_) costs.push_back(problem_cost(e->problem));
+  queue_ = std::make_unique<WorkQueue>(std::move(costs));
+  const auto& first = *std::find_if(summary_.devices.begin(), summary_.devices.end(),
+                                    [](const DeviceLoad& d) { return !d.description.empty(); });
+  summary_.device = fmt::format("{} device(s) ({}{})", slots_.size(), first.description,
+                                slots_.size() > 1 ? ", ..." : "");
+  observer_.on_start(summary_.device, todo_.size(), summary_.already_tuned);
+
+  while (true) {
+    if (tune_stop_requested() && !stopping_) {
+      stopping_ = true;
+      summary_.interrupted = true;
+      for (const std::size_t id : queue_->drain()) fail(id, "interrupted");
+    }
+    dispatch();
+    if (!any(Slot::State::Busy) && !any(Slot::State::Starting)) {
+      if (queue_->waiting() == 0) break;
+      if (!any(Slot::State::Idle)) {
+        std::string reasons;
+        for (const auto& d : summary_.devices) {
+          reasons += fmt::format("{}device {}: {}", reasons.empty() ? "" : "; ", d.ordinal, d.retired);
+        }
+        for (const std::size_t id : queue_->drain()) {
+          fail(id, fmt::format("not tried: no device left ({})", reasons));
+        }
+        break;
+      }
+    }
+    pump(100);
+    check_timeouts();
+  }
+  for (auto& slot : slots_) {
+    if (slot.process) {
+      slot.process->close_input();
+      slot.process->wait();
+      slot.process.reset();
+    }
+  }
+
+  if (names_.sqlite()) {
+    auto store = open_results_store(names_.per_device(0));
+    store->record_run({command_line, describe(options_), started, std::chrono::system_clock::now(),
+                       summary_.interrupted ? "interrupted" : summary_.complete() ? "ok" : "partial"});
+    summary_.outputs.push_back(store->path().string());
+    return;
+  }
+  for (const auto& slot : slots_) {
+    const auto path = names_.per_device(slot.ordinal);
+    if (std::filesystem::exists(path)) summary_.outputs.push_back(path.string());
+  }
+  GatherReport gathered = gather_device_files(names_, *environment_);
+  summary_.outputs.insert(summary_.outputs.end(), gathered.written.begin(), gathered.written.end());
+  summary_.notes.insert(summary_.notes.end(), gathered.notes.begin(), gathered.notes.end());
+}
+
+}  // namespace
+
+void run_multi_tune(const TuneOptions& options, const std::vector<UntunedEntry>& entries,
+                    TuneSummary& summary, TuneObserver& observer, const std::string& command_line) {
+  Coordinator(options, entries, summary, observer).run(command_line);
+}
+
+}  // namespace gemmtune

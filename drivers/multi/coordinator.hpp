@@ -1,0 +1,37 @@
+// The coordinator of a multi-device run: one worker process per device (worker_main.hpp), fed
+// from one shared queue, largest problems first (work_queue.hpp), with every fault contained.
+//
+// Contract:
+// - Workers are started from an argument vector (worker_command.hpp) and report their device,
+//   tuning options and validators first. A device whose worker cannot start, reports other tuning
+//   options, or another environment than the first device's (the gathered file holds one) takes no
+//   work; the run goes on with the others, and fails as bad input only if none started.
+// - Resume: problems already in any output of this run for the run's environment — the per-device
+//   files, the gathered file, or the database — are skipped. An output this run would write that
+//   holds another environment refuses the run (ValidatorMismatchError) before anything is tuned.
+// - Faults: a worker that exits, crashes, is killed, breaks the protocol, loses its device or
+//   spends more than `problem_timeout_s` on one problem (then it is killed) loses only the problem
+//   in flight — everything it finished is on disk already. That problem goes back to the queue;
+//   one that has killed two workers is reported failed with both reasons. A device's worker is
+//   restarted up to `max_worker_restarts` times; a device that lost its GPU, or whose worker
+//   cannot start again, is retired. When no device is left, what is still waiting is reported
+//   failed with the reasons. Every problem ends in exactly one of: tuned, failed (with why),
+//   already tuned.
+// - Stop (request_tune_stop, e.g. SIGINT): nothing more is handed out; problems in flight finish;
+//   the rest is reported as interrupted.
+// - At the end, CSV outputs are gathered into `_full0` and its copies (gather.hpp); a SQLite
+//   output records the run.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "db/untuned_file.hpp"
+#include "drivers/tune_run.hpp"
+
+namespace gemmtune {
+
+void run_multi_tune(const TuneOptions& options, const std::vector<UntunedEntry>& entries,
+                    TuneSummary& summary, TuneObserver& observer, const std::string& command_line);
+
+}  // namespace gemmtune

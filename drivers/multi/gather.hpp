@@ -1,0 +1,31 @@
+// Gathering a multi-device run's per-device CSV files into one, as PyTorch's
+// mgpu_tune_gemm_in_file does (output_names.hpp has the names), without its failure modes.
+//
+// Contract:
+// - Sources: the gathered file of an earlier run (kept: nothing gathered before is lost), then
+//   every per-device file on disk, by ordinal. Entries measured in another environment than the
+//   run's are left out, with a note naming the file and the differing validators; bad lines are
+//   skipped with a note. Duplicates across sources keep the faster time (db/merge.hpp).
+// - The gathered file and its copies are each written atomically (temp file + rename), all with
+//   the same content: a reader never sees a half-written or empty file, and a crash while
+//   gathering leaves the previous files whole. Rerunning gathers again from the same sources.
+// - Copies: one per device that has a per-device file, `_full<ordinal>`, besides `_full0`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "drivers/multi/output_names.hpp"
+#include "tuner/environment.hpp"
+
+namespace gemmtune {
+
+struct GatherReport {
+  std::vector<std::string> written;  // the gathered file, then the copies
+  std::size_t entries = 0;
+  std::vector<std::string> notes;
+};
+
+GatherReport gather_device_files(const OutputNames& names, const Environment& environment);
+
+}  // namespace gemmtune

@@ -1,0 +1,89 @@
+#include "drivers/multi/output_names.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace gemmtune {
+namespace fs = std::filesystem;
+
+bool is_sqlite_path(const fs::path& path) {
+  const std::string ext = path.extension().string();
+  return ext == ".db" || ext == ".sqlite" || ext == ".sqlite3";
+}
+
+fs::path with_rank(const fs::path& path, const Shard& shard) {
+  if (!shard.active()) return path;
+  fs::path ranked = path;
+  ranked.replace_filename(fmt::format("{}.rank{}{}", path.stem().string(), shard.index,
+                                      path.extension().string()));
+  return ranked;
+}
+
+OutputNames::OutputNames(const fs::path& output, const Shard& shard) {
+  if (is_sqlite_path(output)) {
+    sqlite_ = true;
+    database_ = with_rank(output, shard);
+    return;
+  }
+  const std::string name = output.filename().string();
+  const std::string dir = output.has_parent_path() ? output.parent_path().string() + "/" : "";
+  std::string before, after;
+  if (const auto token = name.find("%d"); token != std::string::npos) {
+    before = name.substr(0, token);
+    after = name.substr(token + 2);
+  } else {
+    const auto dot = name.rfind('.');
+    before = dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
+    after = dot == std::string::npos || dot == 0 ? "" : name.substr(dot);
+    // A number ending the stem is the device's place (tunableop_results0.csv).
+    while (!before.empty() && std::isdigit(static_cast<unsigned char>(before.back()))) {
+      before.pop_back();
+    }
+  }
+  if (shard.active()) {
+    const auto dot = after.rfind('.');
+    const std::string rank = fmt::format(".rank{}", shard.index);
+    after = dot == std::string::npos ? after + rank : after.substr(0, dot) + rank + after.substr(dot);
+  }
+  prefix_ = dir + before;
+  suffix_ = after;
+}
+
+fs::path OutputNames::per_device(int ordinal) const {
+  if (sqlite_) return database_;
+  return prefix_ + std::to_string(ordinal) + suffix_;
+}
+
+fs::path OutputNames::copy(int ordinal) const {
+  if (sqlite_) return database_;
+  return prefix_ + "_full" + std::to_string(ordinal) + suffix_;
+}
+
+std::vector<std::pair<int, fs::path>> OutputNames::existing_per_device() const {
+  std::vector<std::pair<int, fs::path>> found;
+  if (sqlite_) return found;
+  const fs::path prefix_path(prefix_);
+  const fs::path dir = prefix_path.has_parent_path() ? prefix_path.parent_path() : fs::path(".");
+  const std::string stem = prefix_path.filename().string();
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= stem.size() + suffix_.size() || name.rfind(stem, 0) != 0 ||
+        !name.ends_with(suffix_)) {
+      continue;
+    }
+    const std::string middle = name.substr(stem.size(), name.size() - stem.size() - suffix_.size());
+    if (middle.empty() || middle.size() > 4 ||
+        !std::all_of(middle.begin(), middle.end(),
+                     [](unsigned char c) { return std::isdigit(c) != 0; })) {
+      continue;
+    }
+    found.emplace_back(std::stoi(middle), per_device(std::stoi(middle)));
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,63 @@
+#include "drivers/multi/worker_command.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "tuner/numerical_check.hpp"
+
+namespace gemmtune {
+
+std::vector<std::string> worker_arguments(const std::string& executable,
+                                          const TuneOptions& options, int ordinal,
+                                          const std::filesystem::path& output) {
+  const TunerOptions& tuner = options.tuner;
+  const TimingPolicy& t = tuner.timing;
+  std::vector<std::string> args{
+      executable,
+      "tune",
+      "--worker",
+      "--output",
+      output.string(),
+      "--backend",
+      std::string(to_string(options.backend)),
+      "--device",
+      std::to_string(ordinal),
+      "--max-tuning-duration-ms",
+      fmt::format("{}", t.max_tuning_duration_ms),
+      "--max-tuning-iterations",
+      std::to_string(t.max_tuning_iterations),
+      "--max-warmup-duration-ms",
+      fmt::format("{}", t.max_warmup_duration_ms),
+      "--max-warmup-iterations",
+      std::to_string(t.max_warmup_iterations),
+      "--max-finalists",
+      std::to_string(t.max_finalists),
+      "--numerical-check",
+      to_string(tuner.check),
+      "--search",
+      tuner.search.space == SearchSpace::Exhaustive ? "exhaustive" : "heuristic",
+      "--workspace-mb",
+      fmt::format("{}", static_cast<double>(tuner.search.max_workspace_bytes) / (1024.0 * 1024.0)),
+      "--seed",
+      std::to_string(tuner.seed),
+  };
+  if (t.rotating_buffer_mb) {
+    args.insert(args.end(), {"--rotating-buffer-mb", fmt::format("{}", *t.rotating_buffer_mb)});
+  }
+  if (t.flush_cache) args.emplace_back("--flush-cache");
+  return args;
+}
+
+WorkerProcess::EnvironmentOverrides worker_environment(const TuneOptions& options, int cores,
+                                                       const EnvironmentLookup& getenv) {
+  WorkerProcess::EnvironmentOverrides overrides;
+  if (options.backend != BackendKind::Cpu || options.devices.empty()) return overrides;
+  const int per_worker = std::max(1, cores / static_cast<int>(options.devices.size()));
+  for (const char* name : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    if (getenv(name) == nullptr) overrides.emplace_back(name, std::to_string(per_worker));
+  }
+  return overrides;
+}
+
+}  // namespace gemmtune

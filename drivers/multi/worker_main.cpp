@@ -1,0 +1,127 @@
+#include "drivers/multi/worker_main.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+
+#include "db/results_store.hpp"
+#include "db/untuned_file.hpp"
+#include "drivers/multi/worker_protocol.hpp"
+#include "validator/collect.hpp"
+
+namespace gemmtune {
+namespace {
+
+// The protocol's channel: the original stdout, kept apart from fd 1, which now goes to stderr.
+class Channel {
+ public:
+  Channel() : fd_(::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) {
+    ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  }
+  ~Channel() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
+
+  void say(const WorkerMessage& message) const {
+    const std::string line = encode_message(message) + "\n";
+    std::size_t done = 0;
+    while (done < line.size()) {
+      const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) std::_Exit(2);  // the coordinator is gone: nothing left to answer to
+      done += static_cast<std::size_t>(n);
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+WorkerMessage message(WorkerMessage::Kind kind, std::string key, std::string text) {
+  WorkerMessage m;
+  m.kind = kind;
+  m.key = std::move(key);
+  m.text = std::move(text);
+  return m;
+}
+
+}  // namespace
+
+FaultInjection FaultInjection::from_environment() {
+  FaultInjection faults;
+  if (const char* v = std::getenv("GEMMTUNE_TEST_CRASH_ON")) faults.crash_on = v;
+  if (const char* v = std::getenv("GEMMTUNE_TEST_HANG_ON")) faults.hang_on = v;
+  return faults;
+}
+
+int run_worker(const TuneOptions& options, const FaultInjection& faults) {
+  std::signal(SIGINT, SIG_IGN);
+  const Channel channel;
+  using Kind = WorkerMessage::Kind;
+
+  BackendSession session;
+  Environment environment;
+  std::unique_ptr<ResultsStore> store;
+  WorkerMessage ready;
+  try {
+    session = open_backend(options.backend, options.device);
+    environment = collect_environment(*session.backend);
+    store = open_results_store(options.output);
+    const auto& props = session.backend->properties();
+    ready.text = fmt::format("{} device {}: {}", props.backend, options.device, props.name);
+  } catch (const std::exception& e) {
+    channel.say(message(Kind::Error, {}, e.what()));
+    return 3;
+  }
+  ready.kind = Kind::Ready;
+  ready.tuning = describe_tuning(options.tuner);
+  ready.environment = environment;
+  channel.say(ready);
+
+  Tuner tuner(*session.backend, *session.registry, options.tuner);
+  for (std::string line; std::getline(std::cin, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    Diagnostics diagnostics;
+    auto entries = parse_untuned(line, "<coordinator>", diagnostics);
+    if (entries.empty()) {
+      channel.say(message(Kind::Failed, line.substr(0, line.find(',', line.find(',') + 1)),
+                          diagnostics.format_all()));
+      continue;
+    }
+    const UntunedEntry& entry = entries.front();
+    const std::string key = problem_key(entry.op_signature, entry.params_signature);
+    if (entry.params_signature == faults.crash_on) std::abort();
+    while (entry.params_signature == faults.hang_on) ::pause();
+
+    TuningReport report = tuner.tune(entry.problem);
+    if (!report.ok()) {
+      channel.say(message(report.fatal ? Kind::Fatal : Kind::Failed, key, report.error));
+      if (report.fatal) return 1;
+      continue;
+    }
+    try {
+      store->append(environment,
+                    {entry.op_signature, entry.params_signature, report.winner,
+                     report.winner_stats.median_ms, entry.extra},
+                    report.candidates);
+    } catch (const std::exception& e) {
+      channel.say(message(Kind::Failed, key, fmt::format("could not save the winner: {}", e.what())));
+      continue;
+    }
+    WorkerMessage ok = message(Kind::Ok, key, report.winner);
+    ok.winner = report.winner_stats;
+    ok.reference = report.default_stats;
+    ok.elapsed_s = report.elapsed_s;
+    channel.say(ok);
+  }
+  return 0;
+}
+
+}  // namespace gemmtune

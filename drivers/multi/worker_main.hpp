@@ -1,0 +1,33 @@
+// The worker side of a multi-device run: `gemmtune tune --worker` tunes the problems it reads
+// from stdin on one device, appends each winner durably to its output, and answers each on stdout
+// (worker_protocol.hpp). A person can run it by hand too.
+//
+// Contract:
+// - The protocol owns stdout: anything else this process would print there goes to stderr.
+// - Each winner is on disk (ResultsStore::append) before its `ok` line is written, so that a
+//   worker killed at any moment loses only the problem in flight.
+// - SIGINT is ignored: on Ctrl-C the coordinator decides (it stops handing out work and lets the
+//   problems in flight finish); end of input ends the worker.
+// - Fault injection, for tests only: GEMMTUNE_TEST_CRASH_ON=<params_sig> makes the worker abort
+//   when it is given that problem, GEMMTUNE_TEST_HANG_ON=<params_sig> makes it hang there. Both
+//   are read once at worker start (FaultInjection::from_environment) and do nothing when unset.
+#pragma once
+
+#include <string>
+
+#include "drivers/tune_options.hpp"
+
+namespace gemmtune {
+
+struct FaultInjection {
+  std::string crash_on;  // params signature
+  std::string hang_on;
+
+  static FaultInjection from_environment();
+};
+
+// Returns the process exit status: 0 at end of input, 1 after a lost device, 3 when the worker
+// could not start (its reason is sent as an `error` message).
+int run_worker(const TuneOptions& options, const FaultInjection& faults);
+
+}  // namespace gemmtune

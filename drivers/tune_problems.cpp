@@ -1,0 +1,60 @@
+#include "drivers/tune_problems.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "validator/compare.hpp"
+
+namespace gemmtune {
+
+RequestedProblems read_requested_problems(const TuneOptions& options, Diagnostics& diagnostics) {
+  RequestedProblems requested;
+  auto& entries = requested.entries;
+  if (!options.inputs.empty()) entries = read_untuned_patterns(options.inputs, diagnostics);
+  for (const auto& inline_problem : options.problems) {
+    for (auto& e : parse_untuned(inline_problem, "--problem", diagnostics)) {
+      entries.push_back(std::move(e));
+    }
+  }
+  dedupe_untuned(entries);
+  requested.all = entries.size();
+  if (!options.shard.active()) return requested;
+
+  std::vector<double> costs;
+  std::vector<std::string> keys;
+  for (const auto& e : entries) {
+    costs.push_back(problem_cost(e.problem));
+    keys.push_back(e.op_signature + "," + e.params_signature);
+  }
+  const auto shares = assign_shares(costs, keys, options.shard.count);
+  std::vector<UntunedEntry> mine;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (shares[i] == options.shard.index) mine.push_back(std::move(entries[i]));
+  }
+  entries = std::move(mine);
+  return requested;
+}
+
+void add_tuned_signatures(ResultsStore& store, const Environment& environment, SignatureSet& done) {
+  if (!std::filesystem::exists(store.path())) return;
+  Diagnostics output_diagnostics;  // bad lines of the output are kept there as they are
+  for (const auto& table : store.load(output_diagnostics)) {
+    if (table.environment == environment) {
+      for (const auto& e : table.entries) done.emplace(e.op_signature, e.params_signature);
+      return;
+    }
+    const bool csv_holds_results =
+        store.kind() == "csv" && (!table.entries.empty() || !table.environment.empty());
+    if (csv_holds_results) {
+      const auto comparison = compare_environments(table.environment, environment);
+      throw ValidatorMismatchError(fmt::format(
+          "{} holds results measured in another environment; a CSV file holds one environment, "
+          "so nothing was tuned. Write to another file or to a SQLite database (.db). "
+          "Validators:\n{}",
+          store.path().string(), comparison.explain()));
+    }
+  }
+}
+
+}  // namespace gemmtune

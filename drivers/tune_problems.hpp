@@ -1,0 +1,43 @@
+// The problems a tuning run is asked for, and the ones its outputs already hold: what the
+// single-device run and the multi-device coordinator share.
+//
+// Contract:
+// - read_requested_problems: untuned files and patterns in order, then --problem, deduped across
+//   all of them (the first occurrence keeps its extra fields), then this rank's share when a shard
+//   is active (shard.hpp). Bad lines go to `diagnostics`.
+// - add_tuned_signatures: the signatures a store holds for `environment`, so that a rerun skips
+//   them. A CSV file holding results of another environment is refused with
+//   ValidatorMismatchError (a CSV file holds one environment, and appending would mix them); a
+//   SQLite store holds several and is never refused.
+#pragma once
+
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "db/diagnostics.hpp"
+#include "db/results_store.hpp"
+#include "db/untuned_file.hpp"
+#include "drivers/tune_options.hpp"
+
+namespace gemmtune {
+
+class ValidatorMismatchError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RequestedProblems {
+  std::vector<UntunedEntry> entries;  // this rank's share
+  std::size_t all = 0;                // distinct problems before sharding
+};
+
+RequestedProblems read_requested_problems(const TuneOptions& options, Diagnostics& diagnostics);
+
+using SignatureSet = std::set<std::pair<std::string, std::string>>;
+
+void add_tuned_signatures(ResultsStore& store, const Environment& environment, SignatureSet& done);
+
+}  // namespace gemmtune
