@@ -1,0 +1,83 @@
+// Gathering per-device files: every device's entries end in _full0 and its copies, an earlier
+// gathered file is kept, another environment's file is left out with a note, duplicates keep the
+// faster time.
+#include "drivers/multi/gather.hpp"
+
+#include <gtest/gtest.h>
+
+#include "db/results_store.hpp"
+#include "temp_dir.hpp"
+
+namespace gemmtune {
+namespace {
+
+const Environment kHere{{"GEMMTUNE_VERSION", "0.1.0"}, {"GEMMTUNE_BACKEND", "cpu"}};
+
+void write_results(const std::filesystem::path& path, const Environment& env,
+                   std::vector<ResultEntry> entries) {
+  ResultsTable table;
+  table.environment = env;
+  table.entries = std::move(entries);
+  open_results_store(path)->write(table);
+}
+
+ResultEntry entry(int m, double ms) {
+  const std::string s = std::to_string(m);
+  return {"GemmTunableOp_float_NN", "nn_" + s + "_8_8_ld_" + s + "_8_" + s, "Default", ms, {}};
+}
+
+std::vector<ResultEntry> load(const std::filesystem::path& path) {
+  auto tables = open_results_store(path)->load();
+  EXPECT_EQ(tables.size(), 1u);
+  return tables.empty() ? std::vector<ResultEntry>{} : tables.front().entries;
+}
+
+TEST(Gather, EveryDeviceIntoFull0AndOneCopyPerDevice) {
+  testing::TempDir dir;
+  write_results(dir / "r0.csv", kHere, {entry(8, 0.1), entry(16, 0.2)});
+  write_results(dir / "r1.csv", kHere, {entry(24, 0.3)});
+  write_results(dir / "r3.csv", kHere, {entry(32, 0.4), entry(8, 0.05)});
+  const OutputNames names(dir / "r0.csv", Shard{});
+  const auto report = gather_device_files(names, kHere);
+  EXPECT_TRUE(report.notes.empty());
+  EXPECT_EQ(report.entries, 4u);
+  ASSERT_EQ(report.written.size(), 3u);
+  EXPECT_EQ(report.written[0], (dir / "r_full0.csv").string());
+  EXPECT_EQ(report.written[1], (dir / "r_full1.csv").string());
+  EXPECT_EQ(report.written[2], (dir / "r_full3.csv").string());
+  const auto gathered = load(dir / "r_full0.csv");
+  ASSERT_EQ(gathered.size(), 4u);
+  EXPECT_EQ(gathered[0].time_ms, 0.05);  // the faster of two devices' results
+  EXPECT_EQ(testing::read_text(dir / "r_full0.csv"), testing::read_text(dir / "r_full3.csv"));
+}
+
+TEST(Gather, KeepsAnEarlierGatheredFile) {
+  testing::TempDir dir;
+  write_results(dir / "r_full0.csv", kHere, {entry(64, 1.0)});
+  write_results(dir / "r0.csv", kHere, {entry(8, 0.1)});
+  const auto report = gather_device_files(OutputNames(dir / "r0.csv", Shard{}), kHere);
+  EXPECT_EQ(report.entries, 2u);
+  EXPECT_EQ(load(dir / "r_full0.csv").size(), 2u);
+}
+
+TEST(Gather, LeavesOutAnotherEnvironmentWithANote) {
+  testing::TempDir dir;
+  write_results(dir / "r0.csv", kHere, {entry(8, 0.1)});
+  write_results(dir / "r1.csv", Environment{{"GEMMTUNE_VERSION", "0.0.9"}, {"GEMMTUNE_BACKEND", "cpu"}},
+                {entry(16, 0.1)});
+  const auto report = gather_device_files(OutputNames(dir / "r0.csv", Shard{}), kHere);
+  EXPECT_EQ(report.entries, 1u);
+  ASSERT_EQ(report.notes.size(), 1u);
+  EXPECT_NE(report.notes[0].find("r1.csv"), std::string::npos) << report.notes[0];
+  EXPECT_NE(report.notes[0].find("GEMMTUNE_VERSION"), std::string::npos) << report.notes[0];
+}
+
+TEST(Gather, NothingOnDiskWritesNothing) {
+  testing::TempDir dir;
+  const auto report = gather_device_files(OutputNames(dir / "r0.csv", Shard{}), kHere);
+  EXPECT_TRUE(report.written.empty());
+  EXPECT_FALSE(std::filesystem::exists(dir / "r_full0.csv"));
+}
+
+}  // namespace
+}  // namespace gemmtune
