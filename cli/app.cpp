@@ -17,6 +17,7 @@ std::unique_ptr<CLI::App> make_app() {
   app->fallthrough(false);
 
   setup_tune(*app);
+  setup_mamf(*app);
   auto* db = app->add_subcommand("db", "Inspect, check, convert and merge results files");
   db->require_subcommand(1);
   setup_db_show(*db);

@@ -1,0 +1,262 @@
+// gemmtune mamf: the maximum achievable matmul FLOPS of a device, compatible with mamf-finder.py.
+//
+// mamf-finder's options keep their names, defaults and meanings (--m/--m_range..., --dtype,
+// --num_iterations, --num_warmup_iterations, --output_file, --notes, --verbose/--no-verbose,
+// --cuda_device); gemmtune's own use its dashed style. Output: mamf-finder's layout on stdout
+// (unless --no-verbose) and in --output_file, written as the sweep goes; a progress bar with ETA
+// and the running best on stderr when it is a terminal. Ctrl-C once stops after the shape in
+// flight and still prints the summary and writes every file; twice exits at once (status 130).
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "cli/app.hpp"
+#include "cli/exit_codes.hpp"
+#include "drivers/mamf/mamf_report.hpp"
+#include "drivers/mamf/mamf_run.hpp"
+#include "tuner/error.hpp"
+#include "tuner/numerical_check.hpp"
+
+namespace gemmtune::cli {
+namespace {
+
+using namespace gemmtune::mamf;
+
+struct MamfCliOptions {
+  MamfOptions run;
+  std::string dtype = "bfloat16";
+  std::string backend = "auto";
+  std::string numerical_check = "on";
+  std::string search = "heuristic";
+  double peak_tflops = 0;
+};
+
+// Lock-free, so that the handler may touch it.
+std::atomic<int> g_interrupts{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+void on_interrupt(int) {
+  if (g_interrupts.fetch_add(1) > 0) _exit(130);
+  request_mamf_stop();
+  static const char msg[] =
+      "\ngemmtune mamf: stopping after the shape in flight (Ctrl-C again to exit at once)\n";
+  [[maybe_unused]] const auto n = write(STDERR_FILENO, msg, sizeof msg - 1);
+}
+
+// Sends the report to stdout (when verbose) and to the output file, and draws the progress bar.
+class MamfConsole final : public MamfObserver {
+ public:
+  MamfConsole(const std::string& output_file, bool verbose)
+      : verbose_(verbose), tty_(isatty(STDERR_FILENO) != 0) {
+    if (output_file.empty()) return;
+    const std::filesystem::path path(output_file);
+    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+    file_.open(path, std::ios::out | std::ios::trunc);
+    if (!file_) throw InputError(fmt::format("{}: cannot write the output file", output_file));
+  }
+
+  void text(std::string_view text) override {
+    clear_bar();
+    if (verbose_) {
+      fmt::print("{}", text);
+      std::fflush(stdout);
+    }
+    if (file_.is_open()) file_ << text << std::flush;
+    redraw();
+  }
+  void warning(std::string_view message) override {
+    clear_bar();
+    fmt::print(stderr, "warning: {}\n", message);
+    redraw();
+  }
+  void progress(const MamfProgress& p) override {
+    last_ = p;
+    have_ = true;
+    redraw();
+  }
+  void finish() { clear_bar(); }
+
+ private:
+  void clear_bar() {
+    if (tty_ && drawn_) fmt::print(stderr, "\r\033[K");
+    drawn_ = false;
+  }
+  void redraw() {
+    if (!tty_ || !have_) return;
+    const MamfProgress& p = last_;
+    const double fraction = p.flops_total > 0 ? p.flops_done / p.flops_total : 0.0;
+    constexpr int kBar = 24;
+    const int filled = static_cast<int>(fraction * kBar);
+    std::string bar;
+    for (int i = 0; i < kBar; ++i) bar += i < filled ? "#" : ".";
+    std::string eta = "?";
+    if (p.flops_done > 0 && p.sweep_seconds > 0) {
+      eta = format_elapsed(p.sweep_seconds / p.flops_done * (p.flops_total - p.flops_done));
+    }
+    std::string best = p.best_mean_tflops > 0
+                           ? fmt::format(" | best {:.1f} TFLOPS @ {}", p.best_mean_tflops, p.best_shape)
+                           : std::string();
+    fmt::print(stderr, "\r\033[K[{}] {:3.0f}% {}/{} {} {}{} | ETA {}", bar, 100 * fraction,
+               std::min(p.index + 1, p.total), p.total, p.phase, p.shape.text(), best, eta);
+    drawn_ = true;
+  }
+
+  bool verbose_;
+  bool tty_;
+  bool drawn_ = false;
+  bool have_ = false;
+  MamfProgress last_;
+  std::ofstream file_;
+};
+
+std::string shell_quoted(const std::string& arg) {
+  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789-_=./:,+@%") == std::string::npos) {
+    return arg;
+  }
+  std::string out = "'";
+  for (const char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The command line as typed (like mamf-finder's sys.argv), read from /proc/self/cmdline; where
+// that is unavailable, rebuilt from the parsed options.
+std::string command_line_of(const CLI::App& cmd) {
+  std::ifstream proc("/proc/self/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(proc)), std::istreambuf_iterator<char>());
+  if (!raw.empty()) {
+    std::string out;
+    std::size_t start = 0;
+    while (start < raw.size()) {
+      const std::size_t end = raw.find('\0', start);
+      const std::string arg = raw.substr(start, end == std::string::npos ? end : end - start);
+      out += (out.empty() ? "" : " ") + shell_quoted(arg);
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+    return out;
+  }
+  std::string out = "gemmtune mamf";
+  for (const CLI::Option* opt : cmd.get_options()) {
+    if (opt->count() == 0 || opt->get_lnames().empty()) continue;
+    out += " --" + opt->get_lnames().front();
+    for (const auto& value : opt->results()) out += " " + shell_quoted(value);
+  }
+  return out;
+}
+
+void run_mamf_command(MamfCliOptions& cli, const std::string& command_line) {
+  MamfOptions& o = cli.run;
+  const auto dtype = dtype_from_cli_name(cli.dtype);
+  if (!dtype || info(*dtype).is_complex || *dtype == DType::Float64) {
+    throw InputError(fmt::format("--dtype {}: use bfloat16, float16, float32, tf32, "
+                                 "float8_e4m3fn or float8_e5m2", cli.dtype));
+  }
+  o.dtype = *dtype;
+  o.backend = parse_backend_kind(cli.backend);
+  o.tuner.check = parse_numerical_check(cli.numerical_check);
+  o.tuner.search.space = cli.search == "exhaustive" ? SearchSpace::Exhaustive : SearchSpace::Heuristic;
+  if (cli.peak_tflops > 0) o.peak_tflops = cli.peak_tflops;
+
+  MamfConsole console(o.output_file, o.verbose);
+  g_interrupts.store(0);
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  struct sigaction previous {};
+  sigaction(SIGINT, &action, &previous);
+  MamfResult result;
+  try {
+    result = run_mamf(o, console, command_line);
+  } catch (...) {
+    console.finish();
+    sigaction(SIGINT, &previous, nullptr);
+    throw;
+  }
+  console.finish();
+  sigaction(SIGINT, &previous, nullptr);
+  if (!o.verbose) {
+    fmt::print("best mean {:.1f} TFLOPS @ {} ({} of {} shapes){}\n", result.baseline.best().mean,
+               result.baseline.best_mean_shape().text(), result.baseline.shapes(),
+               result.planned_shapes, o.output_file.empty() ? "" : "; full report in " + o.output_file);
+  }
+  if (result.interrupted) throw ExitWith(ExitCode::Partial, "interrupted");
+  if (result.baseline.shapes() < result.planned_shapes) {
+    throw ExitWith(ExitCode::Partial, "some shapes were not measured (see the notes)");
+  }
+}
+
+}  // namespace
+
+void setup_mamf(CLI::App& app) {
+  auto cli = std::make_shared<MamfCliOptions>();
+  MamfOptions& o = cli->run;
+  auto* cmd = app.add_subcommand(
+      "mamf", "Maximum achievable matmul FLOPS over a sweep of shapes (mamf-finder.py compatible)");
+  // mamf-finder.py's options.
+  auto* m = cmd->add_option("--m", o.m.values, "M values (the first dimension)")->expected(1, -1);
+  auto* n = cmd->add_option("--n", o.n.values, "N values (the last dimension)")->expected(1, -1);
+  auto* k = cmd->add_option("--k", o.k.values, "K values (the shared dimension)")->expected(1, -1);
+  cmd->add_option("--m_range", o.m.range, "M range START STOP STEP (stop excluded; 0 = STEP)")
+      ->expected(3)->excludes(m);
+  cmd->add_option("--n_range", o.n.range, "N range START STOP STEP (stop excluded; 0 = STEP)")
+      ->expected(3)->excludes(n);
+  cmd->add_option("--k_range", o.k.range, "K range START STOP STEP (stop excluded; 0 = STEP)")
+      ->expected(3)->excludes(k);
+  cmd->add_option("--num_iterations", o.bench.iterations, "Timed iterations per shape")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--num_warmup_iterations", o.bench.warmup_iterations,
+                  "Warm-up iterations per shape (not timed)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--dtype", cli->dtype,
+                  "bfloat16, float16, float32, tf32, float8_e4m3fn or float8_e5m2")
+      ->capture_default_str();
+  cmd->add_option("--cuda_device", o.device, "Device ordinal")
+      ->envname("GEMMTUNE_DEVICE")->capture_default_str();
+  cmd->add_option("--output_file", o.output_file, "Also write the report to this file");
+  cmd->add_option("--notes", o.notes, "Notes for the report header");
+  cmd->add_flag("--verbose,!--no-verbose", o.verbose, "Print the report on stdout (default)");
+  // gemmtune's own.
+  cmd->add_option("--backend", cli->backend, "auto (CUDA where a GPU is present), cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))->envname("GEMMTUNE_BACKEND")->capture_default_str();
+  cmd->add_flag("--tuned", o.tuned, "Tune every shape and report its best solution beside Default");
+  cmd->add_option("--results", o.results_file,
+                  "Use the solutions of this results file (.csv, .db) where it has the shape");
+  cmd->add_option("--max-finalists", o.tuner.timing.max_finalists,
+                  "--tuned: how many of the fastest correct candidates are fully measured")
+      ->check(CLI::NonNegativeNumber)->default_val(4)->capture_default_str();
+  cmd->add_option("--numerical-check", cli->numerical_check,
+                  "--tuned: check candidates against Default: on, off, or ATOL_RTOL")
+      ->capture_default_str();
+  cmd->add_option("--search", cli->search, "--tuned: heuristic or exhaustive")
+      ->check(CLI::IsMember({"heuristic", "exhaustive"}))->capture_default_str();
+  cmd->add_option("--sustained", o.sustained_seconds,
+                  "Also hold the best shape for SECONDS and report the sustained TFLOPS")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--max-warmup-seconds", o.warmup.max_seconds,
+                  "Warm the device up until timings settle, at most this long (0 = no warm-up)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_flag("--rotate", o.bench.rotate,
+                "Rotate operand copies (2x last-level cache) instead of flushing the cache");
+  cmd->add_option("--seed", o.bench.seed, "Seed of the random operands")->capture_default_str();
+  cmd->add_option("--peak-tflops", cli->peak_tflops,
+                  "Peak TFLOPS for the efficiency figure (default: configs/devices tables)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--device-specs", o.device_specs_dir,
+                  "Directory of device spec JSON files to use instead of the built-in ones");
+  cmd->add_option("--db", o.store_file,
+                  "Also store every shape's result in this results store (.db, .sqlite, .csv)");
+  cmd->add_option("--plot", o.plot_file, "Draw TFLOPS over the sweep into this SVG file");
+  cmd->callback([cli, cmd] {
+    cli->run.tuner.seed = cli->run.bench.seed;
+    run_mamf_command(*cli, command_line_of(*cmd));
+  });
+}
+
+}  // namespace gemmtune::cli

@@ -1,0 +1,332 @@
+#include "drivers/mamf/mamf_run.hpp"
+
+#include <fmt/format.h>
+#include <sys/utsname.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <map>
+
+#include "db/atomic_file.hpp"
+#include "db/results_store.hpp"
+#include "drivers/mamf/device_specs.hpp"
+#include "drivers/mamf/shape_bench.hpp"
+#include "drivers/mamf/svg_plot.hpp"
+#include "drivers/solution_resolver.hpp"
+#include "tuner/error.hpp"
+#include "validator/collect.hpp"
+
+namespace gemmtune::mamf {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string local_time_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+std::string platform_text() {
+  utsname u{};
+  if (uname(&u) != 0) return "unknown";
+  return fmt::format("{} {} {} {} {}", u.sysname, u.nodename, u.release, u.version, u.machine);
+}
+
+std::string device_text(const DeviceProperties& p) {
+  return fmt::format("{} device {}: name='{}', architecture={}, compute_units={}, memory={} MiB, "
+                     "last_level_cache={} MiB",
+                     p.backend, p.ordinal, p.name, p.architecture, p.compute_units,
+                     p.memory_bytes >> 20, p.last_level_cache_bytes >> 20);
+}
+
+// Solutions a results file names, by signature; the table of this environment wins over others.
+std::map<ResultKey, std::string> load_results(const std::string& file, const Environment& env) {
+  std::map<ResultKey, std::string> out;
+  auto store = open_results_store(file);
+  auto tables = store->load();
+  std::stable_sort(tables.begin(), tables.end(), [&](const ResultsTable& a, const ResultsTable& b) {
+    return (a.environment == env) > (b.environment == env);
+  });
+  for (const auto& table : tables) {
+    for (const auto& e : table.entries) out.emplace(ResultKey{e.op_signature, e.params_signature}, e.solution);
+  }
+  return out;
+}
+
+std::optional<Efficiency> efficiency_for(const MamfOptions& o, const std::string& device_name) {
+  if (o.peak_tflops) return Efficiency{*o.peak_tflops, "--peak-tflops"};
+  const auto specs = o.device_specs_dir.empty() ? builtin_device_specs()
+                                                : load_device_specs(o.device_specs_dir);
+  const auto spec = find_device_spec(specs, device_name);
+  if (!spec) return std::nullopt;
+  const auto peak = spec->peak_tflops(info(o.dtype).cli_name);
+  if (!peak) return std::nullopt;
+  return Efficiency{*peak, fmt::format("{} spec", spec->name)};
+}
+
+CandidateReport candidate(const ShapeResult& r, bool winner) {
+  CandidateReport c;
+  c.solution = r.solution;
+  c.disposition = winner ? Disposition::Winner : Disposition::Slower;
+  c.stats = r.stats;
+  c.tflops = r.tflops.median;
+  return c;
+}
+
+}  // namespace
+
+void request_mamf_stop() noexcept { g_stop.store(true); }
+
+MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::string& command_line) {
+  const auto started = Clock::now();
+  const auto started_wall = std::chrono::system_clock::now();
+  g_stop.store(false);
+  MamfResult result;
+  const std::vector<Shape> shapes = make_shapes(o.m, o.n, o.k);
+  result.planned_shapes = static_cast<int>(shapes.size());
+  double flops_total = 0;
+  for (const auto& s : shapes) flops_total += s.flops();
+
+  BackendSession session = open_backend(o.backend, o.device);
+  Backend& backend = *session.backend;
+  const Registry& registry = *session.registry;
+  const DeviceProperties& props = backend.properties();
+  result.device_name = props.name;
+  const Environment environment = collect_environment(backend);
+  result.efficiency = efficiency_for(o, props.name);
+  std::map<ResultKey, std::string> looked_up;
+  if (!o.results_file.empty()) looked_up = load_results(o.results_file, environment);
+  result.has_tuned = o.tuned || !o.results_file.empty();
+  const std::string tuned_label = o.tuned ? (o.results_file.empty() ? "tuned" : "looked-up or tuned")
+                                          : "looked-up";
+  std::unique_ptr<ResultsStore> store;
+  if (!o.store_file.empty()) store = open_results_store(o.store_file);
+
+  // The first shape must run at all; otherwise the dtype is not supported here.
+  const Problem first = problem_for_shape(shapes.front(), o.dtype);
+  {
+    auto d = resolve_solution(registry, props.backend, first, kDefaultSolutionName);
+    if (!d.solution) {
+      throw InputError(fmt::format("--dtype {} does not run on the {} backend: {}", info(o.dtype).cli_name,
+                                   props.backend, d.warning));
+    }
+  }
+
+  HeaderInfo header;
+  header.started_at = local_time_now();
+  header.command_line = command_line;
+  header.dtype = std::string(info(o.dtype).cli_name);
+  header.platform = platform_text();
+  header.device = device_text(props);
+  header.versions.emplace_back("gemmtune", std::string(gemmtune_version()));
+  const Environment versions = backend.versions();
+  for (const auto& [key, value] : versions.entries()) header.versions.emplace_back(key, value);
+  header.measurement = {
+      fmt::format("C = A(MxK) . B(KxN) as torch.mm computes it ({}), FLOPs = 2*M*N*K",
+                  first.op_signature()),
+      fmt::format("{} warm-up and {} timed iterations per shape, one timer pair per iteration",
+                  o.bench.warmup_iterations, o.bench.iterations),
+      o.bench.rotate ? std::string("inputs rotate through copies covering twice the last-level cache")
+                     : std::string("last-level cache flushed before every iteration"),
+      "random inputs in [-1, 1]",
+      o.tuned ? fmt::format("--tuned: each shape tuned ({} finalists, numerical check {}), the "
+                            "winner measured beside Default",
+                            o.tuner.timing.max_finalists, to_string(o.tuner.check))
+              : std::string("solution: Default"),
+  };
+  if (!o.results_file.empty()) header.measurement.push_back("solutions looked up in " + o.results_file);
+  if (result.efficiency) {
+    header.measurement.push_back(fmt::format("peak: {:.1f} TFLOPS dense {} ({})",
+                                             result.efficiency->peak_tflops, info(o.dtype).cli_name,
+                                             result.efficiency->source));
+  }
+  header.notes = o.notes;
+  observer.text(format_header(header));
+
+  // Warm-up on the first shape, as mamf-finder does, until its timings settle.
+  MamfProgress progress;
+  progress.total = result.planned_shapes;
+  progress.flops_total = flops_total;
+  progress.phase = "warming up";
+  progress.shape = shapes.front();
+  observer.progress(progress);
+  observer.text("Warming up the accelerator until timings settle ... ");
+  {
+    auto d = resolve_solution(registry, props.backend, first, kDefaultSolutionName);
+    ShapeBench bench(backend, first, o.bench, d.solution->workspace_bytes(first));
+    result.warmup = warm_up(o.warmup, [&](double ms) {
+      const Measurement m = bench.run_for(*d.solution, ms);
+      if (!m.status) throw Error(__FILE__, __LINE__, "warm-up failed: " + m.status.error);
+      return tflops_of(first.flops(), m.stats).median;
+    }, g_stop);
+  }
+  const std::string warm_line = format_warmup(result.warmup);
+  observer.text(warm_line.substr(warm_line.find("... ") + 4));
+
+  const auto sweep_start = Clock::now();
+  Tuner tuner(backend, registry, o.tuner);
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    if (g_stop.load()) {
+      result.interrupted = true;
+      break;
+    }
+    const Shape& shape = shapes[i];
+    const Problem problem = problem_for_shape(shape, o.dtype);
+    progress.index = static_cast<int>(i);
+    progress.shape = shape;
+    progress.sweep_seconds = seconds_since(sweep_start);
+    try {
+      auto def = resolve_solution(registry, props.backend, problem, kDefaultSolutionName);
+      if (!def.solution) throw InputError(def.warning);
+      std::unique_ptr<Solution> other;
+      if (result.has_tuned) {
+        std::string name;
+        if (auto it = looked_up.find({problem.op_signature(), problem.params_signature()});
+            it != looked_up.end()) {
+          name = it->second;
+        } else if (o.tuned) {
+          progress.phase = "tuning";
+          observer.progress(progress);
+          const TuningReport report = tuner.tune(problem);
+          if (report.fatal) throw DeviceError(__FILE__, __LINE__, report.error);
+          if (!report.ok()) {
+            result.notes.push_back(fmt::format("{}: not tuned ({}); Default used", shape.text(), report.error));
+          }
+          name = report.ok() ? report.winner : std::string(kDefaultSolutionName);
+        } else {
+          name = kDefaultSolutionName;
+        }
+        if (name != kDefaultSolutionName) {
+          auto r = resolve_solution(registry, props.backend, problem, name);
+          if (r.fell_back) {
+            result.notes.push_back(r.warning);
+            observer.warning(r.warning);
+          } else {
+            other = std::move(r.solution);
+          }
+        }
+      }
+      progress.phase = "measuring";
+      observer.progress(progress);
+      const std::size_t workspace = std::max(def.solution->workspace_bytes(problem),
+                                             other ? other->workspace_bytes(problem) : 0);
+      ShapeBench bench(backend, problem, o.bench, workspace);
+      const auto measure = [&](Solution& s) {
+        const Measurement m = bench.measure(s);
+        if (!m.status) throw InputError(fmt::format("{} failed: {}", s.name(), m.status.error));
+        return ShapeResult{shape, tflops_of(problem.flops(), m.stats), m.stats, s.name()};
+      };
+      const ShapeResult base = measure(*def.solution);
+      result.baseline.add(base);
+      observer.text(format_shape_line(result.baseline.shapes(), base, result.baseline));
+      ShapeResult best_here = base;
+      if (result.has_tuned) {
+        const ShapeResult tuned = other ? measure(*other) : base;
+        result.tuned.add(tuned);
+        observer.text(format_tuned_line(tuned, base, result.tuned));
+        if (tuned.tflops.median > base.tflops.median) best_here = tuned;
+      }
+      if (store) {
+        std::vector<CandidateReport> candidates{candidate(base, best_here.solution == base.solution)};
+        if (best_here.solution != base.solution) candidates.push_back(candidate(best_here, true));
+        store->append(environment,
+                      {problem.op_signature(), problem.params_signature(), best_here.solution,
+                       best_here.stats.median_ms, {}},
+                      candidates);
+      }
+    } catch (const DeviceError& e) {
+      result.notes.push_back(fmt::format("{}: the device failed ({}); sweep ended", shape.text(), e.message()));
+      observer.warning(result.notes.back());
+      break;
+    } catch (const std::exception& e) {
+      result.notes.push_back(fmt::format("{}: not measured: {}", shape.text(), e.what()));
+      observer.warning(result.notes.back());
+    }
+    progress.flops_done += shape.flops();
+    const SweepSummary& reported = result.has_tuned ? result.tuned : result.baseline;
+    progress.best_mean_tflops = reported.best().mean;
+    progress.best_shape = reported.best_mean_shape().text();
+    progress.sweep_seconds = seconds_since(sweep_start);
+    progress.index = static_cast<int>(i + 1);
+    observer.progress(progress);
+  }
+
+  // Sustained: hold the best shape (by mean, of the better series) for the window.
+  const SweepSummary& best_series =
+      result.has_tuned && result.tuned.best().mean > result.baseline.best().mean ? result.tuned
+                                                                               : result.baseline;
+  if (o.sustained_seconds > 0 && best_series.shapes() > 0 && !g_stop.load()) {
+    const Shape shape = best_series.best_mean_shape();
+    std::string solution_name;
+    double burst = 0;
+    for (const auto& r : best_series.results()) {
+      if (r.shape == shape) solution_name = r.solution, burst = r.tflops.mean;
+    }
+    const Problem problem = problem_for_shape(shape, o.dtype);
+    auto sol = resolve_solution(registry, props.backend, problem, solution_name);
+    ShapeBench bench(backend, problem, o.bench, sol.solution->workspace_bytes(problem));
+    SustainedResult s{shape, sol.solution->name(), 0, 0, 0, burst};
+    double total_ms = 0, iterations = 0;
+    progress.phase = "sustained";
+    observer.progress(progress);
+    bench.run_for(*sol.solution, 1.0);  // sizes the windows; not counted
+    const auto held_since = Clock::now();
+    while (seconds_since(held_since) < o.sustained_seconds && !g_stop.load()) {
+      const Measurement m = bench.run_for(*sol.solution, 1000.0);
+      if (!m.status || m.samples_ms.empty()) break;
+      const double ms = m.stats.mean_ms * m.stats.iterations;
+      const double window = problem.flops() * m.stats.iterations / (ms * 1e-3) / 1e12;
+      s.slowest_window_tflops =
+          s.slowest_window_tflops == 0 ? window : std::min(s.slowest_window_tflops, window);
+      total_ms += ms;
+      iterations += m.stats.iterations;
+    }
+    if (total_ms > 0) {
+      s.seconds = seconds_since(held_since);
+      s.tflops = problem.flops() * iterations / (total_ms * 1e-3) / 1e12;
+      result.sustained = s;
+    }
+  }
+  if (g_stop.load()) result.interrupted = result.interrupted || result.baseline.shapes() < result.planned_shapes;
+
+  result.elapsed_seconds = seconds_since(started);
+  SummaryInfo summary;
+  summary.baseline = &result.baseline;
+  summary.tuned = result.has_tuned ? &result.tuned : nullptr;
+  summary.tuned_label = tuned_label;
+  summary.range_info = describe_ranges(o.m, o.n, o.k);
+  summary.dtype = std::string(info(o.dtype).cli_name);
+  summary.efficiency = result.efficiency;
+  summary.sustained = result.sustained;
+  summary.warmup = result.warmup;
+  summary.interrupted = result.interrupted;
+  summary.planned_shapes = result.planned_shapes;
+  summary.notes = result.notes;
+  summary.elapsed_seconds = result.elapsed_seconds;
+  observer.text(format_summary(summary));
+
+  if (!o.plot_file.empty()) {
+    const std::string svg = plot_sweep(
+        result.baseline.results(), result.tuned.results(), tuned_label,
+        fmt::format("gemmtune mamf: {} on {}", info(o.dtype).cli_name, props.name),
+        result.efficiency ? std::optional<double>(result.efficiency->peak_tflops) : std::nullopt);
+    write_file_atomically(o.plot_file, svg);
+  }
+  if (store) {
+    store->record_run({command_line, describe(o), started_wall, std::chrono::system_clock::now(),
+                       result.interrupted ? "interrupted" : "ok"});
+  }
+  return result;
+}
+
+}  // namespace gemmtune::mamf

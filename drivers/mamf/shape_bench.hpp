@@ -1,0 +1,64 @@
+// ShapeBench: measures solutions on one MAMF shape the way mamf-finder.py does, on any Backend.
+//
+// The GEMM is torch.mm(A, B) of mamf-finder: A is M×K row-major, B the transpose of an N×K
+// row-major matrix, C M×N row-major; in BLAS's column-major terms Cᵀ = op(Bᵀ)·Aᵀ, the "TN" call
+// with m=N, n=M, k=K and lda=ldb=K, ldc=N (problem_for_shape). Float8 types run as ScaledGemm
+// with unit scales and a float8 C, as torch._scaled_mm(A, B, scale, scale, out=C) does.
+//
+// Contract: operands are allocated and filled with random values before any timing (never
+// zeros). Each measure() runs `warmup_iterations` untimed-for-the-report iterations, then
+// `iterations` timed ones, each with its own timer pair; before every iteration the last-level
+// cache is flushed (mamf-finder zeroes a buffer), or — with `rotate` — the operands rotate through
+// copies covering twice the cache instead. Samples are per iteration, in milliseconds.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "drivers/mamf/shape_range.hpp"
+#include "tuner/backend.hpp"
+#include "tuner/operand_sets.hpp"
+#include "tuner/problem.hpp"
+#include "tuner/profiler.hpp"
+#include "tuner/rotation.hpp"
+
+namespace gemmtune::mamf {
+
+Problem problem_for_shape(const Shape& shape, DType dtype);
+
+struct BenchOptions {
+  int warmup_iterations = 50;
+  int iterations = 100;
+  bool rotate = false;           // rotate operand copies instead of flushing the cache
+  std::uint64_t seed = 42;
+  double memory_fraction = 0.8;  // of the backend's available memory
+};
+
+class ShapeBench {
+ public:
+  // Allocates the operands (with room for `workspace_bytes`); throws InputError when one operand
+  // set does not fit in the allowed memory.
+  ShapeBench(Backend& backend, const Problem& problem, const BenchOptions& options,
+             std::size_t workspace_bytes);
+
+  // Warm-up iterations, then the timed ones; the status says whether the solution ran.
+  Measurement measure(Solution& solution);
+  // Timed iterations for about `wall_ms` of wall time (cache flushes included), sized from the
+  // wall time per iteration of the previous call; the first call runs one iteration.
+  Measurement run_for(Solution& solution, double wall_ms);
+
+  const RotationPlan& rotation() const { return plan_; }
+  const Problem& problem() const { return problem_; }
+
+ private:
+  Backend& backend_;
+  Problem problem_;
+  BenchOptions options_;
+  RotationPlan plan_;
+  std::unique_ptr<OperandSets> operands_;
+  std::unique_ptr<Profiler> profiler_;
+  double wall_ms_per_iteration_ = 0;  // measured by run_for
+};
+
+}  // namespace gemmtune::mamf

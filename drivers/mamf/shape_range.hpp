@@ -1,0 +1,41 @@
+// ShapeRange: the M, N and K values a MAMF sweep visits, given exactly as mamf-finder.py takes
+// them — a list (`--m 1024 2048`) or a range (`--m_range START STOP STEP`).
+//
+// Contract (mamf-finder's, numpy.arange semantics): a range yields START, START+STEP, ... while
+// below STOP (the stop is excluded); a START of 0 becomes STEP, because a dimension cannot be 0.
+// A range needs exactly three values and a positive step; every value of a list must be positive.
+// Violations are InputErrors naming the option. Shapes are visited M outermost, then N, then K,
+// as mamf-finder's nested loops do.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gemmtune::mamf {
+
+struct DimSpec {
+  std::string name;                 // "m", "n" or "k", for messages
+  std::vector<std::int64_t> values;  // --m / --n / --k, when given
+  std::vector<std::int64_t> range;   // --m_range START STOP STEP, when given
+  bool is_range() const { return !range.empty(); }
+};
+
+// The values a spec stands for; throws InputError when it is malformed or empty.
+std::vector<std::int64_t> expand(const DimSpec& spec);
+
+// mamf-finder's range_info text: "m=[0, 20480, 256] | n=[4096] | k=[4096]".
+std::string describe_ranges(const DimSpec& m, const DimSpec& n, const DimSpec& k);
+
+struct Shape {
+  std::int64_t m = 0, n = 0, k = 0;
+  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) *
+                                static_cast<double>(k); }
+  std::string text() const;  // "256x4096x4096" (MxNxK)
+  friend bool operator==(const Shape&, const Shape&) = default;
+};
+
+// Every (m, n, k) in mamf-finder's order.
+std::vector<Shape> make_shapes(const DimSpec& m, const DimSpec& n, const DimSpec& k);
+
+}  // namespace gemmtune::mamf

@@ -1,0 +1,64 @@
+// Shape lists and ranges exactly as mamf-finder.py takes them.
+#include "drivers/mamf/shape_range.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tuner/error.hpp"
+
+namespace gemmtune::mamf {
+namespace {
+
+DimSpec range(std::string name, std::int64_t a, std::int64_t b, std::int64_t c) {
+  return {std::move(name), {}, {a, b, c}};
+}
+DimSpec list(std::string name, std::vector<std::int64_t> v) { return {std::move(name), v, {}}; }
+
+TEST(ShapeRange, StartZeroBecomesTheStepAndTheStopIsExcluded) {
+  const auto v = expand(range("m", 0, 20480, 256));
+  ASSERT_EQ(v.size(), 79u);  // the quick range of mamf-finder's docs: 256 ... 20224
+  EXPECT_EQ(v.front(), 256);
+  EXPECT_EQ(v.back(), 20224);
+}
+
+TEST(ShapeRange, NonZeroStartIsKeptAndStopExcluded) {
+  EXPECT_EQ(expand(range("n", 100, 400, 100)), (std::vector<std::int64_t>{100, 200, 300}));
+  EXPECT_EQ(expand(range("n", 100, 401, 100)), (std::vector<std::int64_t>{100, 200, 300, 400}));
+}
+
+TEST(ShapeRange, ListsAreTakenAsGiven) {
+  EXPECT_EQ(expand(list("k", {4096, 1024})), (std::vector<std::int64_t>{4096, 1024}));
+}
+
+TEST(ShapeRange, MalformedSpecsAreInputErrors) {
+  EXPECT_THROW(expand({"m", {}, {0, 100}}), InputError);       // two values
+  EXPECT_THROW(expand(range("m", 0, 100, 0)), InputError);     // zero step
+  EXPECT_THROW(expand(range("m", 0, 100, -4)), InputError);    // negative step
+  EXPECT_THROW(expand(range("m", 512, 512, 256)), InputError); // empty: stop excluded
+  EXPECT_THROW(expand(list("m", {})), InputError);             // nothing given
+  EXPECT_THROW(expand(list("m", {64, 0})), InputError);        // a zero dimension
+  EXPECT_THROW(expand({"m", {64}, {0, 128, 64}}), InputError); // both forms
+  try {
+    expand(range("k", 0, 100, 0));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--k_range"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ShapeRange, ShapesAreVisitedMOuterThenNThenK) {
+  const auto shapes = make_shapes(list("m", {1, 2}), list("n", {10, 20}), list("k", {7}));
+  ASSERT_EQ(shapes.size(), 4u);
+  EXPECT_EQ(shapes[0], (Shape{1, 10, 7}));
+  EXPECT_EQ(shapes[1], (Shape{1, 20, 7}));
+  EXPECT_EQ(shapes[2], (Shape{2, 10, 7}));
+  EXPECT_EQ(shapes[3].text(), "2x20x7");
+  EXPECT_DOUBLE_EQ(shapes[3].flops(), 2.0 * 2 * 20 * 7);
+}
+
+TEST(ShapeRange, RangeInfoReadsLikeMamfFinders) {
+  EXPECT_EQ(describe_ranges(range("m", 0, 20480, 256), list("n", {4096}), list("k", {4096})),
+            "m=[0, 20480, 256] | n=[4096] | k=[4096]");
+}
+
+}  // namespace
+}  // namespace gemmtune::mamf
