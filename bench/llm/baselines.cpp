@@ -1,0 +1,203 @@
+#include "bench/llm/baselines.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "bench/llm/burst_timing.hpp"
+#include "solutions/cuda/cublas_default.hpp"
+#include "solutions/cuda/cublaslt_heuristic_top.hpp"
+#include "tuner/error.hpp"
+#include "tuner/numerical_check.hpp"
+#include "tuner/operand_sets.hpp"
+#include "tuner/profiler.hpp"
+
+namespace gemmtune::bench {
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct Entry {
+  std::unique_ptr<Solution> solution;
+  Timed timed;
+};
+
+}  // namespace
+
+double Timed::relative_standard_error() const {
+  if (samples_ms.size() < 2 || median_ms <= 0) return 0;
+  std::vector<double> deviations;
+  deviations.reserve(samples_ms.size());
+  for (double x : samples_ms) deviations.push_back(std::fabs(x - median_ms));
+  const double sigma = 1.4826 * median_of(std::move(deviations));
+  return 1.2533 * sigma / std::sqrt(static_cast<double>(samples_ms.size())) / median_ms;
+}
+
+double Baselines::noise(const Timed& a, const Timed& b) {
+  const double pooled = 2.0 * std::hypot(a.relative_standard_error(), b.relative_standard_error());
+  const std::size_t n = std::min(a.round_medians.size(), b.round_medians.size());
+  if (n < 2) return pooled;
+  std::vector<double> logs;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a.round_medians[i] > 0 && b.round_medians[i] > 0) {
+      logs.push_back(std::log(a.round_medians[i] / b.round_medians[i]));
+    }
+  }
+  if (logs.size() < 2) return pooled;
+  double mean = 0;
+  for (double x : logs) mean += x;
+  mean /= static_cast<double>(logs.size());
+  double var = 0;
+  for (double x : logs) var += (x - mean) * (x - mean);
+  var /= static_cast<double>(logs.size() - 1);
+  const double paired = 2.0 * std::sqrt(var / static_cast<double>(logs.size()));
+  return std::max(pooled, std::expm1(paired));
+}
+
+Baselines remeasure(Backend& backend, const Registry& registry, const Problem& problem,
+                    const std::string& winner, const RemeasureOptions& options) {
+  Baselines out;
+  const std::string backend_name = backend.properties().backend;
+
+  // Default first, then the heuristic's ranks, then the winner unless it is Default.
+  std::vector<Entry> entries;
+  entries.push_back({cuda::make_default_solution(problem), {}});
+  auto top = cuda::heuristic_top(problem, options.top);
+  const std::size_t top_count = top.size();
+  for (auto& s : top) entries.push_back({std::move(s), {}});
+  const bool winner_is_default = winner == kDefaultSolutionName;
+  if (!winner_is_default) {
+    auto rebuilt = registry.from_name(backend_name, problem, winner);
+    if (!rebuilt) {
+      out.winner.name = winner;
+      out.winner.error = "no provider knows this name";
+    } else {
+      entries.push_back({std::move(rebuilt), {}});
+    }
+  }
+
+  std::size_t workspace = 0;
+  for (auto& e : entries) {
+    e.timed.name = e.solution->name();
+    if (const Support s = e.solution->supports(problem); !s) {
+      e.timed.error = s.reason;
+      continue;
+    }
+    workspace = std::max(workspace, e.solution->workspace_bytes(problem));
+  }
+  if (!entries.front().timed.error.empty()) {
+    out.error = fmt::format("Default cannot run: {}", entries.front().timed.error);
+    return out;
+  }
+
+  // The operands, planned as the tuner plans them.
+  const std::size_t budget_total = static_cast<std::size_t>(
+      options.memory_fraction * static_cast<double>(backend.available_memory_bytes()));
+  const std::size_t fixed = OperandSets::fixed_bytes(problem) + workspace;
+  out.rotation =
+      plan_rotation(OperandSets::set_bytes(problem), backend.properties().last_level_cache_bytes,
+                    budget_total > fixed ? budget_total - fixed : 0, std::nullopt, false);
+  if (!out.rotation.fits) {
+    out.error = fmt::format("operands do not fit: {}", out.rotation.describe());
+    return out;
+  }
+  OperandSets sets(backend, problem, out.rotation, workspace, options.seed, 1.0, 0.0);
+  Profiler profiler(backend, sets, out.rotation.flush);
+
+  auto run = [&](Entry& e, const PhaseCaps& caps) -> std::optional<Measurement> {
+    if (!e.timed.error.empty()) return std::nullopt;
+    try {
+      Measurement m = profiler.run(*e.solution, problem, caps);
+      if (!m.status) {
+        e.timed.error = m.status.error;
+        return std::nullopt;
+      }
+      return m;
+    } catch (const DeviceError&) {
+      throw;
+    } catch (const std::exception& x) {
+      e.timed.error = x.what();
+      return std::nullopt;
+    }
+  };
+  for (auto& e : entries) run(e, options.warmup);
+  for (int round = 0; round < options.rounds; ++round) {
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      Entry& e = entries[round % 2 == 0 ? i : entries.size() - 1 - i];
+      if (auto m = run(e, options.caps)) {
+        e.timed.round_medians.push_back(m->stats.median_ms);
+        e.timed.samples_ms.insert(e.timed.samples_ms.end(), m->samples_ms.begin(),
+                                  m->samples_ms.end());
+      }
+    }
+  }
+  for (auto& e : entries) {
+    if (e.timed.error.empty()) e.timed.median_ms = median_of(e.timed.samples_ms);
+  }
+  if (!entries.front().timed.ok()) {
+    out.error = fmt::format("Default failed: {}", entries.front().timed.error);
+    return out;
+  }
+
+  // The best of the top N, and the winner's entry (Default's when Default won).
+  const std::size_t top_end = 1 + top_count;
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < top_end; ++i) {
+    if (entries[i].timed.ok() &&
+        (best == 0 || entries[i].timed.median_ms < entries[best].timed.median_ms)) {
+      best = i;
+    }
+  }
+  const std::size_t winner_index = winner_is_default          ? 0
+                                   : entries.size() > top_end ? entries.size() - 1
+                                                              : 0;
+
+  if (entries.front().timed.median_ms < options.burst_below_ms) {
+    for (std::size_t i : {std::size_t{0}, std::size_t{1}, best, winner_index}) {
+      if (i >= entries.size() || !entries[i].timed.ok() || entries[i].timed.burst_ms > 0) continue;
+      BurstTime b;
+      try {
+        b = burst_time(*entries[i].solution, problem, sets, backend.stream());
+      } catch (const std::exception& x) {  // a diagnostic: its failure costs only itself
+        b.error = x.what();
+      }
+      entries[i].timed.burst_ms = b.median_ms;
+      if (!b.error.empty()) out.burst_error = fmt::format("{}: {}", entries[i].timed.name, b.error);
+    }
+  }
+
+  {  // One numerical check as the tuner makes it: Default into the check C, read back, compare.
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    sets.reset_check_output();
+    const RunStatus status =
+        entries.front().solution->run(problem, sets.check_operands(), backend.stream());
+    if (status) {
+      const std::vector<double> c = sets.read_check_output();
+      const auto read = Clock::now();
+      const Tolerance tolerance = tolerance_for(problem, NumericalCheckOptions{}, c);
+      const auto compare_start = Clock::now();
+      compare_outputs(problem, c, c, tolerance);
+      const auto end = Clock::now();
+      out.check_s = std::chrono::duration<double>((read - start) + (end - compare_start)).count();
+    }
+  }
+
+  out.default_solution = entries.front().timed;
+  for (std::size_t i = 1; i < top_end; ++i) out.top.push_back(entries[i].timed);
+  if (!out.top.empty()) out.heuristic0 = out.top.front();
+  if (best > 0) out.top_best = entries[best].timed;
+  if (winner_is_default || winner_index > 0) out.winner = entries[winner_index].timed;
+  return out;
+}
+
+}  // namespace gemmtune::bench

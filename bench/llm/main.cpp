@@ -1,0 +1,189 @@
+// gemmtune_llm_bench: tunes the GEMMs of Llama-style models with gemmtune's engine (default
+// TunerOptions, as `gemmtune tune` does), then times Default, cuBLASLt's heuristic #0, the best of
+// the heuristic's top 8 and the winner under identical conditions, and prints a markdown report
+// with the summary against issue 4's targets. See bench/README.md.
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "bench/llm/baselines.hpp"
+#include "bench/llm/details.hpp"
+#include "bench/llm/report.hpp"
+#include "bench/llm/shapes.hpp"
+#include "drivers/backend_factory.hpp"
+#include "tuner/error.hpp"
+#include "tuner/tuner.hpp"
+
+namespace gemmtune::bench {
+namespace {
+
+struct Options {
+  bool quick = false;
+  bool list = false;
+  std::string output;
+  std::string details;
+  int device = 0;
+  double time_budget_s = 0;  // 0 = none
+  RemeasureOptions remeasure;
+};
+
+double mib(std::size_t bytes) {
+  return static_cast<double>(bytes) / (1024.0 * 1024.0);
+}
+
+void write_atomically(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << text;
+    if (!out) throw std::runtime_error(fmt::format("cannot write {}", temporary));
+  }
+  std::filesystem::rename(temporary, path);
+}
+
+ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Options& o,
+                         const std::string& command) {
+  const DeviceProperties& d = backend.properties();
+  ReportHeader h;
+  h.device =
+      fmt::format("{} ({}, {} SMs, L2 {:.1f} MiB, {:.1f} GiB)", d.name, d.architecture,
+                  d.compute_units, mib(d.last_level_cache_bytes), mib(d.memory_bytes) / 1024.0);
+  std::vector<std::string> versions;
+  const Environment environment = backend.versions();
+  for (const auto& [key, value] : environment.entries()) {
+    versions.push_back(fmt::format("{}={}", key, value));
+  }
+  h.versions = fmt::format("{}", fmt::join(versions, ", "));
+  h.date = fmt::format(
+      "{:%Y-%m-%d %H:%M:%S} UTC",
+      fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+  h.command = command;
+  const TimingPolicy& t = tuner.timing;
+  h.conditions = fmt::format(
+      "- tuning: the real engine with default TunerOptions (as `gemmtune tune`): heuristic search "
+      "space, workspace {} MiB, warmup {} it, screening {} it / {} ms, keep factor {}, {} "
+      "finalists, measurement {} it / {} ms, numerical check against Default, winner must beat "
+      "Default by {} standard errors\n"
+      "- re-measurement: one operand set rotation per problem (≥ 2×L2 = {:.0f} MiB, as the tuner "
+      "plans it) and one profiler for all solutions; warmup {} it each, then {} interleaved rounds "
+      "(order reversed every other round) of {} it / {} ms per solution; medians of the pooled "
+      "samples; per-iteration CUDA events; alpha 1, beta 0, random operands in [-1, 1]; noise = "
+      "two standard errors of the per-round winner/other ratios (or of the pooled medians)\n"
+      "- top-8: the first {} proposals of cublasLtMatmulAlgoGetHeuristic (best fit, {} MiB "
+      "workspace), each run as proposed; heuristic #0 is the first of them\n"
+      "- time budget: {}",
+      tuner.search.max_workspace_bytes >> 20, t.max_warmup_iterations, t.screening_iterations,
+      t.screening_duration_ms, t.screening_keep_factor, t.max_finalists, t.max_tuning_iterations,
+      t.max_tuning_duration_ms, tuner.default_margin_sigmas, mib(2 * d.last_level_cache_bytes),
+      o.remeasure.warmup.max_iterations, o.remeasure.rounds, o.remeasure.caps.max_iterations,
+      o.remeasure.caps.max_duration_ms, o.remeasure.top, tuner.search.max_workspace_bytes >> 20,
+      o.time_budget_s > 0 ? fmt::format("{} s", o.time_budget_s) : std::string("none"));
+  return h;
+}
+
+std::string dtype_name(const Problem& p) {
+  return p.dtype() == DType::BFloat16 ? "bf16" : "fp16";
+}
+
+int run(const Options& o, const std::string& command) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::vector<LlmShape> shapes = llm_shapes(o.quick);
+  if (o.list) {
+    for (const auto& s : shapes) {
+      std::printf("%-28s %-8s %-5s %s,%s\n", s.label().c_str(),
+                  std::string(to_string(s.gemm_class)).c_str(), dtype_name(s.problem).c_str(),
+                  s.problem.op_signature().c_str(), s.problem.params_signature().c_str());
+    }
+    return 0;
+  }
+  BackendSession session = open_backend(BackendKind::Cuda, o.device);
+  Backend& backend = *session.backend;
+  const TunerOptions tuner_options;  // what `gemmtune tune` uses without options
+  Tuner tuner(backend, *session.registry, tuner_options);
+  const ReportHeader header = make_header(backend, tuner_options, o, command);
+
+  std::vector<BenchRow> rows;
+  std::vector<LlmShape> not_run;
+  bool device_lost = false;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const LlmShape& shape = shapes[i];
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (device_lost || (o.time_budget_s > 0 && elapsed > o.time_budget_s)) {
+      not_run.push_back(shape);
+      continue;
+    }
+    BenchRow row;
+    row.shape = shape;
+    row.tuning = tuner.tune(shape.problem);
+    if (row.tuning.fatal) device_lost = true;
+    if (row.tuning.ok()) {
+      try {
+        row.baselines =
+            remeasure(backend, *session.registry, shape.problem, row.tuning.winner, o.remeasure);
+      } catch (const DeviceError& e) {
+        row.error = fmt::format("device error: {}", e.message());
+        device_lost = true;
+      } catch (const std::exception& e) {
+        row.error = e.what();
+      }
+    }
+    rows.push_back(std::move(row));
+    const BenchRow& r = rows.back();
+    std::fprintf(
+        stderr, "[%zu/%zu %6.1fs] %-28s %s  %s\n", i + 1, shapes.size(), elapsed,
+        shape.label().c_str(), dtype_name(shape.problem).c_str(),
+        r.ok() ? fmt::format("Default {:.1f} us, winner x{:.3f}, top-8 x{:.3f}, tune {:.2f} s",
+                             r.baselines.default_solution.median_ms * 1e3, r.winner_speedup(),
+                             r.top_speedup(), r.tuning.elapsed_s)
+                     .c_str()
+               : "failed");
+    if (!o.output.empty()) write_atomically(o.output, render_markdown(header, rows, {}, false));
+    if (!o.details.empty()) write_atomically(o.details, render_details(rows));
+  }
+  const std::string report = render_markdown(header, rows, not_run, true);
+  if (!o.output.empty()) write_atomically(o.output, report);
+  std::fputs(report.c_str(), stdout);
+  return device_lost ? 3 : 0;
+}
+
+}  // namespace
+}  // namespace gemmtune::bench
+
+int main(int argc, char** argv) {
+  using namespace gemmtune::bench;
+  Options o;
+  CLI::App app{"gemmtune LLM GEMM benchmark: tuned winner vs Default, heuristic #0 and top 8"};
+  app.add_flag("--quick", o.quick, "A handful of shapes, for smoke tests");
+  app.add_flag("--list", o.list, "Print the problems and exit");
+  app.add_option("--output", o.output, "Also write the markdown report to this file");
+  app.add_option(
+      "--details", o.details,
+      "Write per-problem details (the tuner's view of every heuristic rank) to this file");
+  app.add_option("--device", o.device, "CUDA device ordinal");
+  app.add_option("--time-budget", o.time_budget_s,
+                 "Seconds after which no further problem is started (0 = none)");
+  app.add_option("--rounds", o.remeasure.rounds, "Interleaved re-measurement rounds")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--iterations", o.remeasure.caps.max_iterations,
+                 "Re-measurement iterations per solution per round (cap)");
+  app.add_option("--duration-ms", o.remeasure.caps.max_duration_ms,
+                 "Re-measurement milliseconds per solution per round (cap)");
+  CLI11_PARSE(app, argc, argv);
+
+  std::vector<std::string> args(argv, argv + argc);
+  args.front() = std::filesystem::path(args.front()).filename().string();
+  try {
+    return run(o, fmt::format("{}", fmt::join(args, " ")));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemmtune_llm_bench: %s\n", e.what());
+    return 1;
+  }
+}

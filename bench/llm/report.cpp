@@ -1,0 +1,291 @@
+#include "bench/llm/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "solutions/cuda/cublaslt_algo_name.hpp"
+
+namespace gemmtune::bench {
+namespace {
+
+// The targets of issue 4.
+constexpr double kTargetGeomeanAll = 1.05;
+constexpr double kTargetGeomeanDecode = 1.10;
+constexpr double kTargetMinSpeedup = 0.98;
+constexpr double kTargetMeanTuningS = 1.0;
+
+double us(const Timed& t) {
+  return t.median_ms * 1e3;
+}
+
+std::string us_cell(const Timed& t) {
+  return t.ok() ? fmt::format("{:.1f}", us(t)) : "—";
+}
+
+struct Mean {
+  double log_sum = 0;
+  double sum = 0;
+  int count = 0;
+  void add(double x) {
+    if (x <= 0) return;
+    log_sum += std::log(x);
+    sum += x;
+    ++count;
+  }
+  double geometric() const { return count ? std::exp(log_sum / count) : 0; }
+  double arithmetic() const { return count ? sum / count : 0; }
+};
+
+Mean mean_over(const std::vector<BenchRow>& rows, const std::function<bool(const BenchRow&)>& in,
+               double (BenchRow::*value)() const) {
+  Mean m;
+  for (const auto& r : rows) {
+    if (r.ok() && in(r)) m.add((r.*value)());
+  }
+  return m;
+}
+
+std::string verdict(bool met) {
+  return met ? "**met**" : "**missed**";
+}
+
+}  // namespace
+
+bool BenchRow::ok() const {
+  return error.empty() && tuning.ok() && baselines.error.empty() &&
+         baselines.default_solution.ok() && baselines.winner.ok() && baselines.top_best.ok();
+}
+
+double BenchRow::winner_speedup() const {
+  return ok() ? baselines.default_solution.median_ms / baselines.winner.median_ms : 0;
+}
+
+double BenchRow::top_speedup() const {
+  return ok() ? baselines.default_solution.median_ms / baselines.top_best.median_ms : 0;
+}
+
+double BenchRow::heuristic0_speedup() const {
+  return ok() && baselines.heuristic0.ok()
+             ? baselines.default_solution.median_ms / baselines.heuristic0.median_ms
+             : 0;
+}
+
+double BenchRow::winner_over_top() const {
+  return ok() ? baselines.winner.median_ms / baselines.top_best.median_ms : 0;
+}
+
+double BenchRow::noise() const {
+  if (!ok()) return 0;
+  return std::max(Baselines::noise(baselines.winner, baselines.top_best),
+                  Baselines::noise(baselines.winner, baselines.default_solution));
+}
+
+bool BenchRow::slower_than_top() const {
+  return ok() && winner_over_top() - 1 > Baselines::noise(baselines.winner, baselines.top_best);
+}
+
+double BenchRow::estimated_check_s() const {
+  int checks = 0;
+  for (const auto& c : tuning.candidates) {
+    if (c.disposition == Disposition::Winner || c.disposition == Disposition::Slower ||
+        c.disposition == Disposition::Incorrect) {
+      ++checks;
+    }
+  }
+  return checks * baselines.check_s;
+}
+
+std::string short_solution_name(const std::string& name) {
+  const auto c = cuda::parse_algo_name(name);
+  if (!c) return name;
+  std::string out = fmt::format("id{} t{} s{}", c->id, c->tile, c->stages);
+  if (c->splitk > 1) out += fmt::format(" k{}/r{}", c->splitk, c->reduction);
+  if (c->swizzle) out += fmt::format(" sw{}", c->swizzle);
+  if (c->custom) out += fmt::format(" c{}", c->custom);
+  if (c->inner) out += fmt::format(" i{}", c->inner);
+  if (c->cluster) out += fmt::format(" cl{}", c->cluster);
+  return out;
+}
+
+std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& rows,
+                            const std::vector<LlmShape>& not_run, bool finished) {
+  std::string md = "# gemmtune LLM GEMM benchmark\n\n";
+  if (!finished) md += "**Run in progress: partial results.**\n\n";
+  md += fmt::format("- device: {}\n- versions: {}\n- date: {}\n- command: `{}`\n{}\n", h.device,
+                    h.versions, h.date, h.command, h.conditions);
+
+  md += "## Results\n\n";
+  md +=
+      "| # | problem | signature | class | dtype | Default µs | heur#0 µs | top-8 best µs | "
+      "winner µs | winner | ×Default winner | ×Default top-8 | winner/top-8 | noise % | "
+      "tune s | cand. |\n";
+  md += "|--:|---|---|---|---|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|\n";
+  int index = 0;
+  for (const auto& r : rows) {
+    ++index;
+    const Problem& p = r.shape.problem;
+    const std::string params = p.params_signature();
+    const std::string signature = params.substr(0, params.find("_ld_"));
+    const std::string dtype = p.dtype() == DType::BFloat16 ? "bf16" : "fp16";
+    if (!r.ok()) {
+      std::string why = !r.error.empty()             ? r.error
+                        : !r.tuning.error.empty()    ? r.tuning.error
+                        : !r.baselines.error.empty() ? r.baselines.error
+                                                     : r.baselines.winner.error;
+      std::replace(why.begin(), why.end(), '\n', ' ');
+      std::replace(why.begin(), why.end(), '|', '/');
+      md += fmt::format("| {} | {} | `{}` | {} | {} | {} | failed: {} ||||||||||\n", index,
+                        r.shape.label(), signature, to_string(r.shape.gemm_class), dtype,
+                        us_cell(r.baselines.default_solution), why);
+      continue;
+    }
+    const auto& b = r.baselines;
+    const std::string flag = r.slower_than_top() ? " ⚠" : "";
+    md += fmt::format(
+        "| {} | {} | `{}` | {} | {} | {} | {} | {} | {} | {} | {:.3f} | {:.3f} | {:.3f}{} | {:.1f} "
+        "| {:.2f} | {} |\n",
+        index, r.shape.label(), signature, to_string(r.shape.gemm_class), dtype,
+        us_cell(b.default_solution), us_cell(b.heuristic0), us_cell(b.top_best), us_cell(b.winner),
+        short_solution_name(r.tuning.winner), r.winner_speedup(), r.top_speedup(),
+        r.winner_over_top(), flag, 100 * r.noise(), r.tuning.elapsed_s, r.tuning.candidates.size());
+  }
+
+  // Summary against the targets.
+  auto all = [](const BenchRow&) { return true; };
+  auto of = [](GemmClass c) { return [c](const BenchRow& r) { return r.shape.gemm_class == c; }; };
+  const Mean w_all = mean_over(rows, all, &BenchRow::winner_speedup);
+  const Mean w_decode = mean_over(rows, of(GemmClass::Decode), &BenchRow::winner_speedup);
+  const Mean w_prefill = mean_over(rows, of(GemmClass::Prefill), &BenchRow::winner_speedup);
+  const Mean w_bwd = mean_over(rows, of(GemmClass::Backward), &BenchRow::winner_speedup);
+  const Mean t_all = mean_over(rows, all, &BenchRow::top_speedup);
+  const Mean t_decode = mean_over(rows, of(GemmClass::Decode), &BenchRow::top_speedup);
+  const Mean h_all = mean_over(rows, all, &BenchRow::heuristic0_speedup);
+  const Mean h_decode = mean_over(rows, of(GemmClass::Decode), &BenchRow::heuristic0_speedup);
+
+  double min_speedup = std::numeric_limits<double>::infinity();
+  std::string min_label = "—";
+  std::vector<std::string> slower;
+  Mean tuning, tuning_decode, tuning_prefill, tuning_bwd;
+  double tuning_max = 0;
+  int failed = 0, default_won = 0, split_won = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const BenchRow& r = rows[i];
+    if (r.tuning.ok()) {
+      tuning.add(r.tuning.elapsed_s);
+      (r.shape.gemm_class == GemmClass::Decode    ? tuning_decode
+       : r.shape.gemm_class == GemmClass::Prefill ? tuning_prefill
+                                                  : tuning_bwd)
+          .add(r.tuning.elapsed_s);
+      tuning_max = std::max(tuning_max, r.tuning.elapsed_s);
+    }
+    if (!r.ok()) {
+      ++failed;
+      continue;
+    }
+    if (r.winner_speedup() < min_speedup) {
+      min_speedup = r.winner_speedup();
+      min_label = fmt::format("#{} {}", i + 1, r.shape.label());
+    }
+    if (r.slower_than_top()) {
+      slower.push_back(fmt::format("#{} {} ({:.3f}, noise {:.1f}%)", i + 1, r.shape.label(),
+                                   r.winner_over_top(), 100 * r.noise()));
+    }
+    if (r.tuning.winner == kDefaultSolutionName) ++default_won;
+    const auto config = cuda::parse_algo_name(r.tuning.winner);
+    if (config && config->splitk > 1) ++split_won;
+  }
+  const bool any = w_all.count > 0;
+
+  md += "\n## Summary against the targets\n\n";
+  md += "| target | measured | |\n|---|---|---|\n";
+  md += fmt::format(
+      "| geomean winner/Default speedup, all ≥ {:.2f}× | {:.3f}× over {} problems | {} |\n",
+      kTargetGeomeanAll, w_all.geometric(), w_all.count,
+      verdict(any && w_all.geometric() >= kTargetGeomeanAll));
+  md += fmt::format("| geomean speedup, decode ≥ {:.2f}× | {:.3f}× over {} problems | {} |\n",
+                    kTargetGeomeanDecode, w_decode.geometric(), w_decode.count,
+                    verdict(w_decode.count > 0 && w_decode.geometric() >= kTargetGeomeanDecode));
+  md += fmt::format("| no problem below {:.2f}× of Default | min {:.3f}× ({}) | {} |\n",
+                    kTargetMinSpeedup, any ? min_speedup : 0.0, min_label,
+                    verdict(any && min_speedup >= kTargetMinSpeedup));
+  md += fmt::format(
+      "| winner not slower than the best of the top 8 beyond noise | {} of {} slower{}{} | {} |\n",
+      slower.size(), w_all.count, slower.empty() ? "" : ": ", fmt::join(slower, "; "),
+      verdict(any && slower.empty()));
+  md += fmt::format(
+      "| mean tuning time ≤ {:.1f} s per problem | {:.2f} s over {} problems (max {:.2f} s) | {} "
+      "|\n",
+      kTargetMeanTuningS, tuning.arithmetic(), tuning.count, tuning_max,
+      verdict(tuning.count > 0 && tuning.arithmetic() <= kTargetMeanTuningS));
+
+  md += "\nFor comparison (geomean speedup over Default):\n\n";
+  md += "| | all | decode | prefill | bwd |\n|---|--:|--:|--:|--:|\n";
+  md += fmt::format("| gemmtune winner | {:.3f} | {:.3f} | {:.3f} | {:.3f} |\n", w_all.geometric(),
+                    w_decode.geometric(), w_prefill.geometric(), w_bwd.geometric());
+  md += fmt::format("| best of heuristic top 8 | {:.3f} | {:.3f} | {:.3f} | {:.3f} |\n",
+                    t_all.geometric(), t_decode.geometric(),
+                    mean_over(rows, of(GemmClass::Prefill), &BenchRow::top_speedup).geometric(),
+                    mean_over(rows, of(GemmClass::Backward), &BenchRow::top_speedup).geometric());
+  md += fmt::format(
+      "| heuristic #0 | {:.3f} | {:.3f} | {:.3f} | {:.3f} |\n", h_all.geometric(),
+      h_decode.geometric(),
+      mean_over(rows, of(GemmClass::Prefill), &BenchRow::heuristic0_speedup).geometric(),
+      mean_over(rows, of(GemmClass::Backward), &BenchRow::heuristic0_speedup).geometric());
+  md +=
+      fmt::format("| mean tuning s | {:.2f} | {:.2f} | {:.2f} | {:.2f} |\n", tuning.arithmetic(),
+                  tuning_decode.arithmetic(), tuning_prefill.arithmetic(), tuning_bwd.arithmetic());
+  md += fmt::format("\nWinners: {} Default, {} split-K, {} other cuBLASLt; {} problem(s) failed.\n",
+                    default_won, split_won, w_all.count - default_won - split_won, failed);
+
+  // Diagnostics: the host inside small samples, and the numerical checks inside tuning time.
+  Mean g_winner, g_top, g_h0;
+  double host_gap_us = 0;  // summed over the burst-timed problems
+  int bursts = 0;
+  for (const auto& r : rows) {
+    if (!r.ok() || r.shape.gemm_class != GemmClass::Decode) continue;
+    const auto& b = r.baselines;
+    const double d = b.default_solution.burst_ms;
+    if (d <= 0 || b.winner.burst_ms <= 0 || b.top_best.burst_ms <= 0) continue;
+    ++bursts;
+    g_winner.add(d / b.winner.burst_ms);
+    g_top.add(d / b.top_best.burst_ms);
+    if (b.heuristic0.burst_ms > 0) g_h0.add(d / b.heuristic0.burst_ms);
+    host_gap_us += 1e3 * (b.default_solution.median_ms - d);
+  }
+  if (bursts > 0) {
+    md += fmt::format(
+        "\nDecode under burst timing ({} problems; 20 iterations queued behind a kernel that holds "
+        "the stream, then run back to back, so the host's time to issue them is not in the "
+        "samples; the same winners): geomean speedup over Default {:.3f}× for the winner, {:.3f}× "
+        "for the best of the top 8 (as chosen by event timing), {:.3f}× for heuristic #0. "
+        "Default's per-iteration event time exceeds its burst time by {:.1f} µs on average.\n",
+        bursts, g_winner.geometric(), g_top.geometric(), g_h0.geometric(), host_gap_us / bursts);
+  }
+  Mean check;
+  for (const auto& r : rows) {
+    if (r.tuning.ok() && r.baselines.check_s > 0) check.add(r.estimated_check_s());
+  }
+  if (check.count > 0) {
+    md += fmt::format(
+        "\nNumerical checks: one check (run into the check C, copy to the host, compare) × the "
+        "checks the tuner made comes to {:.2f} s per problem on average, of the {:.2f} s mean "
+        "tuning time.\n",
+        check.arithmetic(), tuning.arithmetic());
+  }
+  if (!not_run.empty()) {
+    std::vector<std::string> labels;
+    for (const auto& s : not_run) {
+      labels.push_back(
+          fmt::format("{} {}", s.label(), s.problem.dtype() == DType::BFloat16 ? "bf16" : "fp16"));
+    }
+    md += fmt::format("\nNot run (time budget): {} problem(s): {}.\n", not_run.size(),
+                      fmt::join(labels, "; "));
+  }
+  return md;
+}
+
+}  // namespace gemmtune::bench
