@@ -222,7 +222,7 @@ Lookup Context::Impl::lookup(const Problem& p) {
     return {kDefaultSolutionName, Source::Untuned};
   }
   const api::Resolved& r = resolve(*e, false);
-  return {r.solution->name(), r.fell_back ? Source::Fallback : Source::Tuned};
+  return {r.name, r.fell_back ? Source::Fallback : Source::Tuned};
 }
 
 const api::Resolved& Context::Impl::resolve(api::Entry& e, bool default_only) {
@@ -249,6 +249,7 @@ const api::Resolved& Context::Impl::resolve(api::Entry& e, bool default_only) {
   }
   api::Resolved& storage = default_only ? e.fallback_storage : e.chosen_storage;
   storage.solution = rs.solution.get();
+  storage.name = rs.solution->name();
   try {
     storage.workspace_bytes = rs.solution->workspace_bytes(e.problem);
   } catch (const std::exception&) {

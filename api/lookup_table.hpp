@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "tuner/problem.hpp"
 #include "tuner/solution.hpp"
@@ -36,19 +37,19 @@ enum class EntryKind : std::uint8_t {
 // What a resolved solution needs at dispatch: the solution and the workspace it asks for.
 struct Resolved {
   Solution* solution = nullptr;
+  std::string_view name;  // solution->name(), kept here so lookup() does not touch the solution
   std::size_t workspace_bytes = 0;
   bool fell_back = false;  // the named solution could not run here; this is Default
 };
 
 struct Entry {
   Entry(const Problem& p, std::uint64_t h, EntryKind k, std::string name, double time)
-      : problem(p), hash(h), kind(k), solution_name(std::move(name)), time_ms(time) {}
+      : hash(h), kind(k), problem(p), solution_name(std::move(name)), time_ms(time) {}
 
-  const Problem problem;
+  // What the hot path reads comes first, so that a lookup touches few cache lines.
   const std::uint64_t hash;
   const EntryKind kind;
-  const std::string solution_name;
-  const double time_ms;
+  const Problem problem;
 
   // Untuned entries only: set once, under the writer mutex, read by the hot path.
   std::atomic<bool> recorded{false};
@@ -58,9 +59,12 @@ struct Entry {
   // `chosen` runs solution_name, `fallback` runs Default (for a disabled Context).
   std::atomic<const Resolved*> chosen{nullptr};
   std::atomic<const Resolved*> fallback{nullptr};
+  Resolved chosen_storage, fallback_storage;
+
+  const std::string solution_name;
+  const double time_ms;
   // Owners of what `chosen` and `fallback` point at.
   std::unique_ptr<Solution> chosen_owner, fallback_owner;
-  Resolved chosen_storage, fallback_storage;
 };
 
 class LookupTable {

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# run_examples.sh BUILD_DIR WORK_DIR [CMAKE]
+#
+# Installs gemmtune from BUILD_DIR into WORK_DIR/prefix (cmake --install), configures and builds
+# every example against it as an application would (find_package(gemmtune CONFIG REQUIRED)),
+# compiles the C example once more with pkg-config, and runs them all in WORK_DIR/run on the
+# backend GEMMTUNE_BACKEND names (the test sets cpu). Fails on the first error, printing its log.
+set -euo pipefail
+build=$(realpath "$1")
+work=$2
+cmake=${3:-cmake}
+src=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work"
+mkdir -p "$work/run"
+work=$(realpath "$work")
+prefix=$work/prefix
+
+step() { echo "== $*"; }
+run_logged() {  # run_logged LOG COMMAND...
+  local log=$1
+  shift
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log"
+    echo "FAILED: $*"
+    exit 1
+  fi
+}
+
+step "install into $prefix"
+run_logged "$work/install.log" "$cmake" --install "$build" --prefix "$prefix"
+
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+for example in app_lookup custom_provider record_tune_lookup; do
+  step "build $example against the installed package"
+  run_logged "$work/configure-$example.log" "$cmake" -S "$src/$example" -B "$work/build-$example" \
+    "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix"
+  run_logged "$work/build-$example.log" "$cmake" --build "$work/build-$example" -j 2
+done
+
+if command -v pkg-config >/dev/null; then
+  step "build app_lookup_c with pkg-config"
+  pc_dir=$(dirname "$(find "$prefix" -name gemmtune.pc | head -1)")
+  flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs gemmtune)
+  run_logged "$work/pkg-config.log" cc -o "$work/app_lookup_c_pkgconfig" "$src/app_lookup/app_lookup_c.c" $flags
+fi
+
+cd "$work/run"
+step "record_tune_lookup (record -> gemmtune tune -> lookup)"
+"$work/build-record_tune_lookup/record_tune_lookup" --cli "$prefix/bin/gemmtune"
+step "app_lookup: two of its five GEMMs tuned with gemmtune tune, the others run Default"
+"$prefix/bin/gemmtune" tune --backend cpu --max-tuning-duration-ms 5 -o app_results.csv \
+  --problem "GemmTunableOp_float_NN,nn_256_256_256_ld_256_256_256" \
+  --problem "GemmTunableOp_double_NN,nn_128_128_128_ld_128_128_128" >/dev/null
+"$work/build-app_lookup/app_lookup" app_results.csv
+step "record_tune_lookup --in-process (Context::tune_file) in a fresh directory"
+mkdir -p in_process && (cd in_process && "$work/build-record_tune_lookup/record_tune_lookup" --in-process)
+step "custom_provider"
+"$work/build-custom_provider/custom_provider"
+step "app_lookup_c"
+"$work/build-app_lookup/app_lookup_c"
+if [ -x "$work/app_lookup_c_pkgconfig" ]; then "$work/app_lookup_c_pkgconfig"; fi
+echo "all examples passed"
