@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# multi.sh CASE GEMMTUNE: one CLI test of tuning across several devices on the CPU backend
+# (--workers N plays N devices), each case in its own temporary directory. Exit 77: skipped.
+set -uo pipefail
+case_name=$1
+gemmtune=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export GEMMTUNE_BACKEND=cpu
+unset GEMMTUNE_TEST_CRASH_ON GEMMTUNE_TEST_HANG_ON
+fast=(--max-tuning-duration-ms 1 --rotating-buffer-mb 0)
+
+fail() { echo "FAIL ($case_name): $*"; [ -f out.log ] && { echo "--- output:"; cat out.log; }; exit 1; }
+# problem M: a small float GEMM whose size says which it is.
+problem() { echo "GemmTunableOp_float_NN,nn_$1_32_32_ld_$1_32_$1"; }
+params() { echo "nn_$1_32_32_ld_$1_32_$1"; }
+untuned() { local file=$1; shift; : >"$file"; for m in "$@"; do problem "$m" >>"$file"; done; }
+entries() { if [ -f "$1" ]; then grep -vc '^Validator,' "$1" || true; else echo 0; fi; }
+dups() { grep -v '^Validator,' "$1" | cut -d, -f1,2 | sort | uniq -d | wc -l; }
+# run RC ARGS...: runs gemmtune, output in out.log, checks the exit status.
+run() {
+  local want=$1; shift
+  "$gemmtune" "$@" >out.log 2>&1
+  local rc=$?
+  [ "$rc" = "$want" ] || fail "exit status $rc, expected $want: gemmtune $*"
+}
+expect() { grep -Eq -- "$1" out.log || fail "output does not match: $1"; }
+
+case $case_name in
+workers)  # dedupe across files, per-device files, gathered file and its copies, both devices used
+  untuned u1.csv 8 16 24 32 40
+  untuned u2.csv 24 40 48 56
+  run 0 tune "$work/u?.csv" --workers 2 -o "$work/res0.csv" "${fast[@]}"
+  expect "7 problem\(s\): 7 tuned, 0 already tuned \(skipped\), 0 not tuned"
+  expect "Devices:"
+  for f in res0.csv res1.csv res_full0.csv res_full1.csv; do [ -f $f ] || fail "$f missing"; done
+  [ "$(entries res_full0.csv)" = 7 ] || fail "res_full0.csv has $(entries res_full0.csv) entries"
+  [ "$(dups res_full0.csv)" = 0 ] || fail "duplicates in res_full0.csv"
+  cmp -s res_full0.csv res_full1.csv || fail "res_full1.csv differs from res_full0.csv"
+  [ $(( $(entries res0.csv) + $(entries res1.csv) )) = 7 ] || fail "per-device files do not add up to 7"
+  [ "$(entries res0.csv)" -ge 1 ] && [ "$(entries res1.csv)" -ge 1 ] || fail "a device took no problem"
+  grep -q '^Validator,GEMMTUNE_BACKEND,cpu' res_full0.csv || fail "no validators in res_full0.csv"
+  ;;
+resume)  # rerun skips what any output holds: per-device files and the gathered file
+  untuned u.csv 8 16 24 32 40 48
+  run 0 tune u.csv --workers 2 -o "$work/r0.csv" "${fast[@]}"
+  run 0 tune u.csv --workers 2 -o "$work/r0.csv" "${fast[@]}"
+  expect "0 tuned, 6 already tuned \(skipped\)"
+  rm r1.csv
+  run 0 tune u.csv --workers 2 -o "$work/r0.csv" "${fast[@]}"
+  expect "0 tuned, 6 already tuned \(skipped\)"
+  problem 56 >>u.csv
+  run 0 tune u.csv --workers 2 -o "$work/r0.csv" "${fast[@]}"
+  expect "1 tuned, 6 already tuned \(skipped\)"
+  [ "$(entries r_full0.csv)" = 7 ] && [ "$(dups r_full0.csv)" = 0 ] || fail "r_full0.csv is not the 7 problems once each"
+  ;;
+crash)  # a problem that crashes every worker is given up after two; nothing else is lost
+  untuned u.csv 8 16 24 32 40 48 56
+  GEMMTUNE_TEST_CRASH_ON=$(params 32) run 5 tune u.csv --workers 2 -o "$work/c0.csv" "${fast[@]}"
+  expect "6 tuned, 0 already tuned \(skipped\), 1 not tuned"
+  expect "not tuned: $(problem 32): killed 2 workers, not retried: .*signal 6.*signal 6"
+  [ "$(entries c_full0.csv)" = 6 ] || fail "c_full0.csv has $(entries c_full0.csv) entries"
+  grep -q "$(params 32)" c_full0.csv && fail "the crashing problem has a result"
+  run 0 tune u.csv --workers 2 -o "$work/c0.csv" "${fast[@]}"
+  expect "1 tuned, 6 already tuned"
+  ;;
+kill)  # kill -9 a worker mid-run: its problem goes back to the queue, the run completes
+  : >u.csv
+  for m in 640 704 768 832 896 960 1024 1088 1152 1216; do
+    echo "GemmTunableOp_BFloat16_TN,tn_${m}_64_512_ld_512_512_${m}" >>u.csv
+  done
+  "$gemmtune" tune u.csv --workers 2 -o "$work/k0.csv" --max-tuning-duration-ms 20 >out.log 2>&1 &
+  coordinator=$!
+  victim=""
+  for _ in $(seq 1 600); do
+    if [ $(( $(entries k0.csv) + $(entries k1.csv) )) -ge 2 ]; then
+      victim=$(pgrep -P "$coordinator" | head -1)
+      [ -n "$victim" ] && break
+    fi
+    kill -0 "$coordinator" 2>/dev/null || break
+    sleep 0.05
+  done
+  [ -n "$victim" ] || { wait "$coordinator"; fail "the run ended before a worker could be killed"; }
+  kill -9 "$victim"
+  wait "$coordinator"; rc=$?
+  [ "$rc" = 0 ] || fail "exit status $rc after a worker was killed"
+  expect "signal 9"
+  expect "restarting the worker of device"
+  expect "10 tuned, 0 already tuned \(skipped\), 0 not tuned"
+  [ "$(entries k_full0.csv)" = 10 ] && [ "$(dups k_full0.csv)" = 0 ] || fail "k_full0.csv is not the 10 problems once each"
+  ;;
+timeout)  # a worker stuck on a problem is killed at --problem-timeout-s; the others go on
+  untuned u.csv 8 16 24 32
+  GEMMTUNE_TEST_HANG_ON=$(params 16) run 5 tune u.csv --workers 2 -o "$work/t0.csv" \
+    --problem-timeout-s 1 "${fast[@]}"
+  expect "3 tuned, 0 already tuned \(skipped\), 1 not tuned"
+  expect "not tuned: $(problem 16): killed 2 workers, not retried: took longer than --problem-timeout-s 1 s"
+  [ "$(entries t_full0.csv)" = 3 ] || fail "t_full0.csv has $(entries t_full0.csv) entries"
+  ;;
+sqlite)  # several worker processes append to one database: no row lost, and a rerun resumes
+  untuned u.csv 8 16 24 32 40 48 56 64 72 80 88 96
+  run 0 tune u.csv --workers 3 -o "$work/all.db" "${fast[@]}"
+  expect "12 tuned, 0 already tuned"
+  expect "Results: $work/all.db"
+  [ -e all_full0.db ] || [ -e all0.db ] && fail "per-device databases were written"
+  run 0 db show "$work/all.db"
+  expect "12 entries"
+  run 0 tune u.csv --workers 3 -o "$work/all.db" "${fast[@]}"
+  expect "0 tuned, 12 already tuned"
+  ;;
+devices)  # --devices names files by ordinal
+  untuned u.csv 8 16 24
+  run 0 tune u.csv --devices 0,2 --backend cpu -o "$work/d.csv" "${fast[@]}"
+  for f in d0.csv d2.csv d_full0.csv d_full2.csv; do [ -f $f ] || fail "$f missing"; done
+  [ -f d1.csv ] || [ -f d_full1.csv ] && fail "files for device 1, which was not used"
+  [ "$(entries d_full2.csv)" = 3 ] || fail "d_full2.csv has $(entries d_full2.csv) entries"
+  ;;
+shard)  # --shard I/N: disjoint shares that db merge gathers into the whole
+  untuned u.csv 8 16 24 32 40 48 56
+  run 0 tune u.csv --shard 0/2 -o "$work/s0.csv" "${fast[@]}"
+  expect "Shard 0/2 \(from --shard\)"
+  run 0 tune u.csv --shard 1/2 -o "$work/s0.csv" "${fast[@]}"
+  a=$(entries s0.rank0.csv); b=$(entries s0.rank1.csv)
+  [ "$a" -ge 3 ] && [ "$b" -ge 3 ] && [ $((a + b)) = 7 ] || fail "shares of $a and $b problems"
+  run 0 db merge "$work/merged.csv" "$work/s0.rank0.csv" "$work/s0.rank1.csv"
+  expect "7 entries, 0 conflict"
+  ;;
+mpirun)  # two ranks under OpenMPI's mpirun, each with one worker; shares merged afterwards
+  command -v mpirun >/dev/null || { echo "SKIP: mpirun is not installed (Debian: openmpi-bin)"; exit 77; }
+  untuned u.csv 8 16 24 32 40 48
+  flags=(-np 2 --oversubscribe)
+  [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
+  timeout 120 mpirun "${flags[@]}" "$gemmtune" tune "$work/u.csv" --workers 1 -o "$work/m0.csv" "${fast[@]}" >out.log 2>&1 \
+    || fail "mpirun failed"
+  expect "Shard 0/2 \(from OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE\)"
+  expect "Shard 1/2 \(from OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE\)"
+  a=$(entries m_full0.rank0.csv); b=$(entries m_full0.rank1.csv)
+  [ "$a" -ge 1 ] && [ "$b" -ge 1 ] && [ $((a + b)) = 6 ] || fail "ranks tuned $a and $b problems"
+  run 0 db merge "$work/m_full0.csv" "$work/m_full0.rank0.csv" "$work/m_full0.rank1.csv"
+  expect "6 entries, 0 conflict"
+  ;;
+usage)  # contradictory options and impossible devices
+  untuned u.csv 8
+  run 2 tune u.csv --workers 2 --backend cuda
+  run 2 tune u.csv --gpus 1 --backend cpu
+  run 2 tune u.csv --workers 1 --devices 0
+  run 3 tune u.csv --shard 2/2
+  expect "expected I/N"
+  run 3 tune u.csv --devices 99 --backend cuda -o "$work/x.csv"
+  expect "no worker could start"
+  ;;
+*) fail "unknown case" ;;
+esac
+echo "ok: $case_name"
