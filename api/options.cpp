@@ -87,10 +87,16 @@ Options Options::from_environment() {
   read_number("GEMMTUNE_MAX_TUNING_ITERATIONS", o.max_tuning_iterations, w);
   read_number("GEMMTUNE_MAX_WARMUP_DURATION_MS", o.max_warmup_duration_ms, w);
   read_number("GEMMTUNE_MAX_WARMUP_ITERATIONS", o.max_warmup_iterations, w);
-  if (variable("GEMMTUNE_ROTATING_BUFFER_MB") != nullptr) {
-    double mb = -1;
-    read_number("GEMMTUNE_ROTATING_BUFFER_MB", mb, w);
-    if (mb >= 0) o.rotating_buffer_mb = mb;
+  if (const char* v = variable("GEMMTUNE_ROTATING_BUFFER_MB"); v != nullptr && *v != '\0') {
+    const std::string_view s(v);
+    double mb = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), mb);
+    if (ec != std::errc() || end != s.data() + s.size() || mb < 0) {
+      w.push_back(fmt::format("GEMMTUNE_ROTATING_BUFFER_MB='{}' is not a non-negative number; "
+                              "using the default (twice the last-level cache)", s));
+    } else {
+      o.rotating_buffer_mb = mb;
+    }
   }
   read_string("GEMMTUNE_NUMERICAL_CHECK", o.numerical_check);
   read_number("GEMMTUNE_WORKSPACE_MB", o.workspace_mb, w);
