@@ -346,6 +346,8 @@ void Coordinator::run(const std::string& command_line) {
     summary_.devices.push_back({});
     summary_.devices.back().ordinal = ordinal;
   }
+  // The database's schema is created once here, not by every worker at once.
+  if (names_.sqlite()) open_results_store(names_.per_device(0));
   for (auto& slot : slots_) start(slot);
   while (any(Slot::State::Starting)) {
     pump(200);
