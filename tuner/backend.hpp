@@ -9,11 +9,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tuner/dtype.hpp"
 #include "tuner/environment.hpp"
+#include "tuner/numerical_check.hpp"
 
 namespace gemmtune {
 
@@ -78,6 +80,17 @@ class Backend {
   virtual void flush_cache() = 0;
 
   virtual std::unique_ptr<IterationTimer> make_timer() = 0;
+
+  // Optional: the numerical check where the outputs are. Both take buffers laid out as the
+  // problem's C; nullopt means "not on this backend", and the tuner then reads the outputs back
+  // and compares them on the host (numerical_check.hpp), with the same rule and result.
+  // The root mean square of the finite m×n elements of every batch of `output`.
+  virtual std::optional<double> output_rms(const Problem&, const Buffer&) { return std::nullopt; }
+  virtual std::optional<CheckResult> compare_outputs(const Problem&, const Buffer& /*reference*/,
+                                                     const Buffer& /*candidate*/,
+                                                     const Tolerance&) {
+    return std::nullopt;
+  }
 };
 
 }  // namespace gemmtune

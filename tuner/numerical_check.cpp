@@ -101,10 +101,16 @@ Tolerance tolerance_for(const Problem& problem, const NumericalCheckOptions& opt
       }
     }
   });
-  const double rms = count > 0 ? std::sqrt(sum_sq / static_cast<double>(count)) : 0.0;
+  return tolerance_for_rms(problem, options,
+                           count > 0 ? std::sqrt(sum_sq / static_cast<double>(count)) : 0.0);
+}
+
+Tolerance tolerance_for_rms(const Problem& problem, const NumericalCheckOptions& options,
+                            double reference_rms) {
+  if (options.mode == NumericalCheckMode::Explicit) return {options.atol, options.rtol};
   const double rtol = default_relative_tolerance(problem);
   // A floor keeps an all-zero reference (alpha = 0) from demanding bit-exact zeros.
-  return {rtol * std::max(rms, std::numeric_limits<double>::min()), rtol};
+  return {rtol * std::max(reference_rms, std::numeric_limits<double>::min()), rtol};
 }
 
 CheckResult compare_outputs(const Problem& problem, std::span<const double> reference,

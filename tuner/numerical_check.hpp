@@ -41,6 +41,10 @@ struct Tolerance {
 // The dtype-aware relative tolerance for a problem (see numerical_check.cpp for the reasoning).
 double default_relative_tolerance(const Problem& problem);
 
+// The tolerance for a reference whose finite elements have this root mean square.
+Tolerance tolerance_for_rms(const Problem& problem, const NumericalCheckOptions& options,
+                            double reference_rms);
+
 // The tolerance a check uses: Explicit → as given; Default → rtol = default_relative_tolerance and
 // atol = rtol × RMS(reference), because a dot product's rounding error scales with the size of
 // its terms, not with its possibly cancelled result.

@@ -40,7 +40,8 @@ std::size_t OperandSets::set_bytes(const Problem& p) {
 }
 
 std::size_t OperandSets::fixed_bytes(const Problem& p) {
-  std::size_t total = slice_bytes(bytes_of(p.c_elements(), p.c_type));
+  // The check C, and the reference a backend that compares on the device keeps beside it.
+  std::size_t total = 2 * slice_bytes(bytes_of(p.c_elements(), p.c_type));
   if (p.op == OpKind::ScaledGemm) {
     total += slice_bytes(sizeof(float) * static_cast<std::size_t>(scale_a_elements(p))) +
              slice_bytes(sizeof(float) * static_cast<std::size_t>(scale_b_elements(p)));
@@ -125,6 +126,12 @@ void OperandSets::reset_check_output() {
 std::vector<double> OperandSets::read_check_output() {
   backend_.synchronize();
   return backend_.read_as_double(*check_c_, problem_.c_type, problem_.c_elements());
+}
+
+std::unique_ptr<Buffer> OperandSets::copy_check_output() {
+  auto copy = backend_.allocate(check_c_->bytes());
+  backend_.copy(*copy, *check_c_, check_c_->bytes());
+  return copy;
 }
 
 }  // namespace gemmtune

@@ -22,7 +22,8 @@ class OperandSets {
  public:
   // Bytes one rotating set needs (A, B, C, bias; each slice-aligned).
   static std::size_t set_bytes(const Problem& problem);
-  // Bytes allocated besides the rotating sets (check C, scales), for memory accounting.
+  // Bytes allocated besides the rotating sets (check C and a copy of the reference, scales), for
+  // memory accounting.
   static std::size_t fixed_bytes(const Problem& problem);
 
   // Allocates and fills; throws (Error or std::bad_alloc) when the backend cannot allocate.
@@ -42,6 +43,9 @@ class OperandSets {
   void reset_check_output();
   // The check C as doubles (complex: re, im interleaved), batch layout as the Problem says.
   std::vector<double> read_check_output();
+  // The check C where it is, and a device copy of it (for the reference of device checks).
+  const Buffer& check_output() const { return *check_c_; }
+  std::unique_ptr<Buffer> copy_check_output();
 
  private:
   Backend& backend_;

@@ -13,6 +13,7 @@
 
 #include "tuner/error.hpp"
 #include "tuner/operand_sets.hpp"
+#include "tuner/output_checker.hpp"
 #include "tuner/profiler.hpp"
 
 namespace gemmtune {
@@ -271,21 +272,19 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
 
   // Default's output, the reference of the numerical check.
   const bool check = options_.check.enabled();
-  std::vector<double> expected;
-  Tolerance tolerance;
+  OutputChecker checker(backend_, *sets, problem, options_.check);
   if (check) {
+    CheckResult self;
     guarded(reference, "reference run", [&] {
       sets->reset_check_output();
       const RunStatus status =
           reference.solution->run(problem, sets->check_operands(), backend_.stream());
       if (!status) GEMMTUNE_THROW("{}", status.error);
-      expected = sets->read_check_output();
+      // Default is compared with itself too: a reference with NaN or unwritten elements is no
+      // reference, and that must end the problem rather than fail every candidate.
+      self = checker.take_reference();
     });
     if (!reference.alive) return reference_failed();
-    tolerance = tolerance_for(problem, options_.check, expected);
-    // Default is compared with itself too: a reference with NaN or unwritten elements is no
-    // reference, and that must end the problem rather than fail every candidate.
-    const CheckResult self = compare_outputs(problem, expected, expected, tolerance);
     if (!self.passed) {
       reference.report.reason = fmt::format("its output holds NaN: {}",
                                             self.describe(problem.m * problem.n * problem.batch));
@@ -296,7 +295,7 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
       problem.m * problem.n * problem.batch * (info(problem.c_type).is_complex ? 2 : 1);
   auto incorrect = [&](Candidate& c) {  // true when checked and wrong (or failed to run)
     if (!check) return false;
-    std::vector<double> actual;
+    CheckResult result;
     const bool ran = guarded(c, "numerical check run", [&] {
       sets->reset_check_output();
       const RunStatus status = c.solution->run(problem, sets->check_operands(), backend_.stream());
@@ -306,10 +305,9 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
         c.report.reason = fmt::format("numerical check run: {}", status.error);
         return;
       }
-      actual = sets->read_check_output();
+      result = checker.check_candidate();
     });
     if (!ran || !c.alive) return true;
-    const CheckResult result = compare_outputs(problem, expected, actual, tolerance);
     if (result.passed) return false;
     c.report.disposition = Disposition::Incorrect;
     c.report.reason = result.describe(compared);

@@ -1,5 +1,10 @@
 #include "solutions/cuda/cuda_backend.hpp"
 
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <optional>
+
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <fmt/format.h>
@@ -7,6 +12,7 @@
 #include "solutions/cuda/cuda_check.hpp"
 #include "solutions/cuda/cuda_device.hpp"
 #include "solutions/cuda/cuda_timer.hpp"
+#include "solutions/cuda/compare_outputs.hpp"
 #include "solutions/cuda/fill_random.hpp"
 #include "solutions/cuda/host_convert.hpp"
 #include "tuner/error.hpp"
@@ -155,7 +161,10 @@ void CudaBackend::synchronize() {
       sticky = "sticky CUDA error, the device context is unusable until the process restarts: " +
                cuda::describe(status);
     }
-    GEMMTUNE_THROW("{} (cudaStreamSynchronize on device {})", sticky, ordinal_);
+    // A DeviceError, not a plain Error: the tuner must end the problem (and the run on this
+    // device) rather than blame the candidate in flight and go on with a dead context.
+    throw DeviceError(__FILE__, __LINE__,
+                      fmt::format("{} (cudaStreamSynchronize on device {})", sticky, ordinal_));
   }
   cuda::throw_cuda_error(__FILE__, __LINE__, "cudaStreamSynchronize(stream)", status);
 }
@@ -174,6 +183,102 @@ void CudaBackend::flush_cache() {
 
 std::unique_ptr<IterationTimer> CudaBackend::make_timer() {
   return std::make_unique<cuda::EventTimer>(stream_.get());
+}
+
+namespace {
+
+// The check's layout of a problem's C, or nullopt for types the device check does not cover
+// (complex, the fnuz fp8 types): those are compared on the host.
+std::optional<cuda::OutputLayout> check_layout(const Problem& p) {
+  switch (p.c_type) {
+    case DType::ComplexFloat32:
+    case DType::ComplexFloat64:
+    case DType::Float8E4M3Fnuz:
+    case DType::Float8E5M2Fnuz:
+      return std::nullopt;
+    default:
+      return cuda::OutputLayout{p.m, p.n, p.blas_ldc(), p.batch_stride_c(), p.batch};
+  }
+}
+
+}  // namespace
+
+cuda::CompareTotals CudaBackend::run_totals(
+    const std::function<cudaError_t(cuda::CompareTotals*)>& launch,
+    const std::function<cudaError_t(cuda::CompareTotals*)>& second) {
+  const cuda::ScopedDevice device(ordinal_);
+  if (!totals_) totals_ = std::make_unique<cuda::DeviceBuffer>(sizeof(cuda::CompareTotals));
+  auto* totals = static_cast<cuda::CompareTotals*>(totals_->data());
+  cuda::CompareTotals host{};
+  host.worst_element = ~0ull;
+  GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(totals, &host, sizeof host, cudaMemcpyHostToDevice,
+                                      stream_.get()));
+  GEMMTUNE_CUDA_CHECK(launch(totals));
+  if (second) GEMMTUNE_CUDA_CHECK(second(totals));
+  GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(&host, totals, sizeof host, cudaMemcpyDeviceToHost,
+                                      stream_.get()));
+  synchronize();
+  return host;
+}
+
+std::optional<double> CudaBackend::output_rms(const Problem& problem, const Buffer& output) {
+  const auto layout = check_layout(problem);
+  if (!layout) return std::nullopt;
+  const auto totals = run_totals([&](cuda::CompareTotals* t) {
+    return cuda::launch_sum_squares(output.data(), fill_type(problem.c_type), *layout, t,
+                                    stream_.get());
+  });
+  return totals.finite_count > 0
+             ? std::sqrt(totals.sum_squares / static_cast<double>(totals.finite_count))
+             : 0.0;
+}
+
+std::optional<CheckResult> CudaBackend::compare_outputs(const Problem& problem,
+                                                        const Buffer& reference,
+                                                        const Buffer& candidate,
+                                                        const Tolerance& tolerance) {
+  const auto layout = check_layout(problem);
+  if (!layout) return std::nullopt;
+  const auto type = fill_type(problem.c_type);
+  auto compare = [&](cuda::CompareTotals* t) {
+    return cuda::launch_compare(reference.data(), candidate.data(), type, *layout,
+                                tolerance.atol, tolerance.rtol, t, stream_.get());
+  };
+  auto find_worst = [&](cuda::CompareTotals* t) {
+    return cuda::launch_find_worst(reference.data(), candidate.data(), type, *layout,
+                                   tolerance.atol, tolerance.rtol, t, stream_.get());
+  };
+  const auto totals = run_totals(compare, find_worst);
+  CheckResult r;
+  r.tolerance = tolerance;
+  r.mismatches = static_cast<std::int64_t>(totals.mismatches);
+  r.passed = r.mismatches == 0;
+  std::memcpy(&r.worst_ratio, &totals.worst_ratio_bits, sizeof r.worst_ratio);
+  if (totals.worst_element != ~0ull) {
+    const auto e = static_cast<std::int64_t>(totals.worst_element);
+    r.worst_row = e % problem.m;
+    r.worst_col = (e / problem.m) % problem.n;
+    r.worst_batch = e / (problem.m * problem.n);
+    const std::int64_t at =
+        r.worst_batch * layout->batch_stride + r.worst_col * layout->ldc + r.worst_row;
+    r.expected = read_element(reference, problem.c_type, at);
+    r.actual = read_element(candidate, problem.c_type, at);
+    r.worst_abs_error = std::fabs(r.actual - r.expected);
+  }
+  return r;
+}
+
+double CudaBackend::read_element(const Buffer& buffer, DType dtype, std::int64_t index) {
+  const std::size_t bytes = element_bytes(dtype);
+  unsigned char host[16] = {};
+  {
+    const cuda::ScopedDevice device(ordinal_);
+    GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(host, static_cast<const unsigned char*>(buffer.data()) +
+                                                  static_cast<std::size_t>(index) * bytes,
+                                        bytes, cudaMemcpyDeviceToHost, stream_.get()));
+  }
+  synchronize();
+  return cuda::widen_to_double(host, dtype, 1).front();
 }
 
 }  // namespace gemmtune

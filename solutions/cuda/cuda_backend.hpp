@@ -9,8 +9,11 @@
 // context is lost (see cuda_sticky_error).
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 
+#include "solutions/cuda/compare_outputs.hpp"
 #include "solutions/cuda/cuda_stream.hpp"
 #include "solutions/cuda/device_buffer.hpp"
 #include "tuner/backend.hpp"
@@ -37,12 +40,24 @@ class CudaBackend final : public Backend {
   void synchronize() override;
   void flush_cache() override;
   std::unique_ptr<IterationTimer> make_timer() override;
+  // The numerical check on the device (compare_outputs.cu); nullopt for complex and fnuz types.
+  std::optional<double> output_rms(const Problem& problem, const Buffer& output) override;
+  std::optional<CheckResult> compare_outputs(const Problem& problem, const Buffer& reference,
+                                             const Buffer& candidate,
+                                             const Tolerance& tolerance) override;
 
  private:
+  // Zeroes the totals, enqueues the launches, and reads the totals back.
+  cuda::CompareTotals run_totals(
+      const std::function<cudaError_t(cuda::CompareTotals*)>& launch,
+      const std::function<cudaError_t(cuda::CompareTotals*)>& second = {});
+  double read_element(const Buffer& buffer, DType dtype, std::int64_t index);
+
   int ordinal_;
   DeviceProperties properties_;
   cuda::Stream stream_;
   std::unique_ptr<cuda::DeviceBuffer> flush_buffer_;  // made on first flush_cache
+  std::unique_ptr<cuda::DeviceBuffer> totals_;        // made on first device check
 };
 
 }  // namespace gemmtune

@@ -139,5 +139,45 @@ TEST_F(GpuTuning, FaultyCandidatesAreIncorrectAndNeverWin) {
   }
 }
 
+// The device check gives what the host check gives, element for element.
+TEST_F(GpuTuning, DeviceCheckAgreesWithTheHostCheck) {
+  Backend& backend = *session_.backend;
+  for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16, DType::Float16,
+                      DType::Float8E4M3}) {
+    Problem p = Problem::make(OpKind::GemmStridedBatched, dtype, Transpose::N, Transpose::N, 37,
+                              19, 8);
+    p.ldc = 41;  // padding between columns is not compared
+    p.batch = 3;
+    if (dtype == DType::Float8E4M3) {
+      p.op = OpKind::ScaledGemm;
+      p.batch = 1;
+    }
+    const auto bytes = static_cast<std::size_t>(p.c_elements()) * element_bytes(dtype);
+    auto reference = backend.allocate(bytes);
+    auto candidate = backend.allocate(bytes);
+    backend.fill_random(*reference, dtype, p.c_elements(), 1);
+    backend.fill_random(*candidate, dtype, p.c_elements(), 2);
+    const Tolerance tolerance{0.5, 0.25};  // some elements pass, some fail
+    const auto on_device = backend.compare_outputs(p, *reference, *candidate, tolerance);
+    ASSERT_TRUE(on_device.has_value()) << format_as(dtype);
+    const auto host_reference = backend.read_as_double(*reference, dtype, p.c_elements());
+    const auto host_candidate = backend.read_as_double(*candidate, dtype, p.c_elements());
+    const CheckResult on_host = compare_outputs(p, host_reference, host_candidate, tolerance);
+    EXPECT_GT(on_host.mismatches, 0) << format_as(dtype);
+    EXPECT_LT(on_host.mismatches, p.m * p.n * p.batch) << format_as(dtype);
+    EXPECT_EQ(on_device->mismatches, on_host.mismatches) << format_as(dtype);
+    EXPECT_EQ(on_device->passed, on_host.passed);
+    EXPECT_DOUBLE_EQ(on_device->worst_ratio, on_host.worst_ratio) << format_as(dtype);
+    EXPECT_DOUBLE_EQ(on_device->worst_abs_error, on_host.worst_abs_error) << format_as(dtype);
+    const auto self = backend.compare_outputs(p, *reference, *reference, tolerance);
+    ASSERT_TRUE(self.has_value());
+    EXPECT_TRUE(self->passed);
+    const auto rms = backend.output_rms(p, *reference);
+    ASSERT_TRUE(rms.has_value());
+    const Tolerance host_tol = tolerance_for(p, {}, host_reference);
+    EXPECT_NEAR(tolerance_for_rms(p, {}, *rms).atol, host_tol.atol, 1e-12 * host_tol.atol + 1e-300);
+  }
+}
+
 }  // namespace
 }  // namespace gemmtune
