@@ -17,10 +17,10 @@
 namespace gemmtune::mamf {
 
 struct SettleOptions {
-  double window_ms = 200;         // wall time per window
-  int min_windows = 5;
+  double window_ms = 250;         // wall time per window
+  int min_windows = 8;            // at least 2 s of load with the defaults
   int stable_windows = 4;
-  double tolerance_percent = 1.0;
+  double tolerance_percent = 0.5;
   double max_seconds = 30;        // mamf-finder's fixed warm-up, as the upper bound
 };
 

@@ -137,7 +137,9 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
       fmt::format("{} warm-up and {} timed iterations per shape, one timer pair per iteration",
                   o.bench.warmup_iterations, o.bench.iterations),
       o.bench.rotate ? std::string("inputs rotate through copies covering twice the last-level cache")
-                     : std::string("last-level cache flushed before every iteration"),
+                     : fmt::format("before every iteration, untimed: a {} MiB buffer zeroed (cache "
+                                   "flush) and C re-randomized, as mamf-finder does",
+                                   flush_bytes(backend) >> 20),
       "random inputs in [-1, 1]",
       o.tuned ? fmt::format("--tuned: each shape tuned ({} finalists, numerical check {}), the "
                             "winner measured beside Default",
@@ -161,9 +163,10 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   progress.shape = shapes.front();
   observer.progress(progress);
   observer.text("Warming up the accelerator until timings settle ... ");
+  const std::unique_ptr<Buffer> flush = backend.allocate(flush_bytes(backend));
   {
     auto d = resolve_solution(registry, props.backend, first, kDefaultSolutionName);
-    ShapeBench bench(backend, first, o.bench, d.solution->workspace_bytes(first));
+    ShapeBench bench(backend, first, o.bench, d.solution->workspace_bytes(first), *flush);
     result.warmup = warm_up(o.warmup, [&](double ms) {
       const Measurement m = bench.run_for(*d.solution, ms);
       if (!m.status) throw Error(__FILE__, __LINE__, "warm-up failed: " + m.status.error);
@@ -189,6 +192,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
       auto def = resolve_solution(registry, props.backend, problem, kDefaultSolutionName);
       if (!def.solution) throw InputError(def.warning);
       std::unique_ptr<Solution> other;
+      bool tuned_now = false;
       if (result.has_tuned) {
         std::string name;
         if (auto it = looked_up.find({problem.op_signature(), problem.params_signature()});
@@ -198,6 +202,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
           progress.phase = "tuning";
           observer.progress(progress);
           const TuningReport report = tuner.tune(problem);
+          tuned_now = true;
           if (report.fatal) throw DeviceError(__FILE__, __LINE__, report.error);
           if (!report.ok()) {
             result.notes.push_back(fmt::format("{}: not tuned ({}); Default used", shape.text(), report.error));
@@ -220,7 +225,19 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
       observer.progress(progress);
       const std::size_t workspace = std::max(def.solution->workspace_bytes(problem),
                                              other ? other->workspace_bytes(problem) : 0);
-      ShapeBench bench(backend, problem, o.bench, workspace);
+      ShapeBench bench(backend, problem, o.bench, workspace, *flush);
+      if (tuned_now) {
+        // Tuning leaves the device idle while the host checks results, and an idle GPU drops its
+        // clocks within milliseconds: bring them back before measuring, as the sweep had them.
+        SettleOptions again;
+        again.window_ms = 50;
+        again.min_windows = 3;
+        again.stable_windows = 3;
+        again.max_seconds = 1;
+        warm_up(again, [&](double ms) {
+          return tflops_of(problem.flops(), bench.run_for(*def.solution, ms).stats).median;
+        }, g_stop);
+      }
       const auto measure = [&](Solution& s) {
         const Measurement m = bench.measure(s);
         if (!m.status) throw InputError(fmt::format("{} failed: {}", s.name(), m.status.error));
@@ -274,7 +291,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
     }
     const Problem problem = problem_for_shape(shape, o.dtype);
     auto sol = resolve_solution(registry, props.backend, problem, solution_name);
-    ShapeBench bench(backend, problem, o.bench, sol.solution->workspace_bytes(problem));
+    ShapeBench bench(backend, problem, o.bench, sol.solution->workspace_bytes(problem), *flush);
     SustainedResult s{shape, sol.solution->name(), 0, 0, 0, burst};
     double total_ms = 0, iterations = 0;
     progress.phase = "sustained";

@@ -6,10 +6,12 @@
 // with unit scales and a float8 C, as torch._scaled_mm(A, B, scale, scale, out=C) does.
 //
 // Contract: operands are allocated and filled with random values before any timing (never
-// zeros). Each measure() runs `warmup_iterations` untimed-for-the-report iterations, then
-// `iterations` timed ones, each with its own timer pair; before every iteration the last-level
-// cache is flushed (mamf-finder zeroes a buffer), or — with `rotate` — the operands rotate through
-// copies covering twice the cache instead. Samples are per iteration, in milliseconds.
+// zeros). Before every iteration, outside its timer pair, the cache is flushed the way
+// mamf-finder does it — a zero fill of a buffer of max(256 MiB, 2 × last-level cache) — and C is
+// re-randomized from a random copy, so that each iteration writes fresh output; with `rotate`,
+// the operands instead rotate through copies covering twice the cache and nothing runs between
+// iterations. measure() issues the warm-up and timed iterations back to back, with no
+// synchronization between them, and keeps the timed samples (ms, one timer pair each).
 #pragma once
 
 #include <cstdint>
@@ -35,29 +37,39 @@ struct BenchOptions {
   double memory_fraction = 0.8;  // of the backend's available memory
 };
 
+// mamf-finder's flush buffer: 256 MiB, or twice the last-level cache where that is larger.
+std::size_t flush_bytes(const Backend& backend);
+
 class ShapeBench {
  public:
-  // Allocates the operands (with room for `workspace_bytes`); throws InputError when one operand
+  // Allocates the operands (with room for `workspace_bytes`); `flush` is the buffer zeroed before
+  // every iteration (see flush_bytes; unused with `rotate`). Throws InputError when one operand
   // set does not fit in the allowed memory.
   ShapeBench(Backend& backend, const Problem& problem, const BenchOptions& options,
-             std::size_t workspace_bytes);
+             std::size_t workspace_bytes, Buffer& flush);
 
   // Warm-up iterations, then the timed ones; the status says whether the solution ran.
   Measurement measure(Solution& solution);
-  // Timed iterations for about `wall_ms` of wall time (cache flushes included), sized from the
-  // wall time per iteration of the previous call; the first call runs one iteration.
+  // Timed iterations for about `wall_ms` of wall time (the work between iterations included),
+  // sized from the wall time per iteration of the previous call; the first call runs one.
   Measurement run_for(Solution& solution, double wall_ms);
 
   const RotationPlan& rotation() const { return plan_; }
   const Problem& problem() const { return problem_; }
 
  private:
+  // Runs `count` iterations and returns the samples of all but the first `skip`.
+  Measurement iterate(Solution& solution, int count, int skip);
+  void between_iterations(const Operands& operands);
+
   Backend& backend_;
   Problem problem_;
   BenchOptions options_;
+  Buffer& flush_;
   RotationPlan plan_;
   std::unique_ptr<OperandSets> operands_;
-  std::unique_ptr<Profiler> profiler_;
+  std::unique_ptr<Buffer> random_c_;  // what C is reset to before each iteration
+  std::size_t c_bytes_ = 0;
   double wall_ms_per_iteration_ = 0;  // measured by run_for
 };
 
