@@ -84,8 +84,8 @@ class TerminalProgress final : public TuneObserver {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     std::string eta = "?";
     if (index_ > 0) {
-      const double left = elapsed / static_cast<double>(index_) *
-                          static_cast<double>(total_ - index_);
+      const double left =
+          elapsed / static_cast<double>(index_) * static_cast<double>(total_ - index_);
       eta = fmt::format("{}:{:02}", static_cast<int>(left) / 60, static_cast<int>(left) % 60);
     }
     fmt::print(stderr, "\r\033[K[{}/{}] {:.60} candidates {}/{} ETA {}", index_ + 1, total_,
@@ -131,13 +131,15 @@ std::string format_devices(const TuneSummary& summary) {
       .column("share", TextTable::Align::Right)
       .column("deaths", TextTable::Align::Right)
       .column("status");
-  const double total_busy = std::accumulate(summary.devices.begin(), summary.devices.end(), 0.0,
-                                            [](double a, const DeviceLoad& d) { return a + d.busy_s; });
+  const double total_busy =
+      std::accumulate(summary.devices.begin(), summary.devices.end(), 0.0,
+                      [](double a, const DeviceLoad& d) { return a + d.busy_s; });
   for (const auto& d : summary.devices) {
     t.add_row({std::to_string(d.ordinal), std::to_string(d.tuned), std::to_string(d.failed),
                fmt::format("{:.2f}", d.busy_s), fmt::format("{:.3f}", d.flops / 1e9),
                fmt::format("{:.1f}%", total_busy > 0 ? 100.0 * d.busy_s / total_busy : 0.0),
-               std::to_string(d.worker_deaths), d.retired.empty() ? "ok" : "retired: " + d.retired});
+               std::to_string(d.worker_deaths),
+               d.retired.empty() ? "ok" : "retired: " + d.retired});
   }
   return t.render();
 }
@@ -166,7 +168,8 @@ void resolve_devices(TuneCliOptions& cli) {
   if (!cli.devices.empty()) {
     options.devices = cli.devices;
     std::sort(options.devices.begin(), options.devices.end());
-    if (std::adjacent_find(options.devices.begin(), options.devices.end()) != options.devices.end() ||
+    if (std::adjacent_find(options.devices.begin(), options.devices.end()) !=
+            options.devices.end() ||
         options.devices.front() < 0) {
       throw ExitWith(ExitCode::Usage, "--devices: each ordinal once, none negative");
     }
@@ -191,10 +194,11 @@ void print_summary(const TuneOptions& options, const TuneSummary& summary) {
   } else {
     fmt::print("\nResults: {}\n", fmt::join(summary.outputs, " "));
   }
-  fmt::print("Summary: {} problem(s): {} tuned, {} already tuned (skipped), {} not "
-             "tuned; {} bad input line(s)\n",
-             summary.requested, summary.tuned.size(), summary.already_tuned,
-             summary.failed.size(), summary.bad_lines);
+  fmt::print(
+      "Summary: {} problem(s): {} tuned, {} already tuned (skipped), {} not "
+      "tuned; {} bad input line(s)\n",
+      summary.requested, summary.tuned.size(), summary.already_tuned, summary.failed.size(),
+      summary.bad_lines);
   if (!summary.devices.empty()) fmt::print("Wall time: {:.2f} s\n", summary.wall_s);
   for (const auto& f : summary.failed) {
     fmt::print("  not tuned: {},{}: {}\n", f.op_signature, f.params_signature, f.reason);

@@ -24,8 +24,8 @@ std::string describe(const TuneOptions& o) {
       "inputs={}\nproblems={}\noutput={}\nbackend={}\ndevice={}\n{}strict={}\ndevices={}\n"
       "problem_timeout_s={}\nmax_worker_restarts={}\nshard={}/{} ({})\n",
       fmt::join(o.inputs, " "), fmt::join(o.problems, " "), o.output, to_string(o.backend),
-      o.device, describe_tuning(o.tuner), o.strict, fmt::join(o.devices, ","),
-      o.problem_timeout_s, o.max_worker_restarts, o.shard.index, o.shard.count, o.shard.source);
+      o.device, describe_tuning(o.tuner), o.strict, fmt::join(o.devices, ","), o.problem_timeout_s,
+      o.max_worker_restarts, o.shard.index, o.shard.count, o.shard.source);
 }
 
 }  // namespace gemmtune

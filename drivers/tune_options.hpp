@@ -21,8 +21,8 @@ struct TuneOptions {
   BackendKind backend = BackendKind::Auto;
   int device = 0;
   TunerOptions tuner;
-  bool strict = false;             // stop at the first bad input line
-  bool verbose = false;            // every candidate's disposition
+  bool strict = false;   // stop at the first bad input line
+  bool verbose = false;  // every candidate's disposition
 
   // Several devices, one worker process each (--gpus, --devices, --workers); empty: tune in this
   // process on `device`. With the CPU backend the ordinals only name the workers and their files.

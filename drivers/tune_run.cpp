@@ -74,18 +74,20 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
     summary.tuned.push_back(std::move(report));
   }
 
-  const char* status = summary.interrupted ? "interrupted"
-                       : summary.complete() ? "ok"
-                                            : "partial";
-  store->record_run({command_line, describe(options), started, std::chrono::system_clock::now(),
-                     status});
+  const char* status = summary.interrupted ? "interrupted" : summary.complete() ? "ok" : "partial";
+  store->record_run(
+      {command_line, describe(options), started, std::chrono::system_clock::now(), status});
   summary.outputs.push_back(store->path().string());
 }
 
 }  // namespace
 
-void request_tune_stop() noexcept { g_stop_requested.store(true); }
-bool tune_stop_requested() noexcept { return g_stop_requested.load(); }
+void request_tune_stop() noexcept {
+  g_stop_requested.store(true);
+}
+bool tune_stop_requested() noexcept {
+  return g_stop_requested.load();
+}
 
 TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneObserver& observer,
                      const std::string& command_line) {
@@ -107,7 +109,8 @@ TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneO
   } else {
     run_multi_tune(options, requested.entries, summary, observer, command_line);
   }
-  summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  summary.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return summary;
 }
 

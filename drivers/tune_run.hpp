@@ -28,26 +28,27 @@ struct DeviceLoad {
   int ordinal = 0;
   std::string description;  // "cpu device 0: AMD EPYC" once its worker started
   std::size_t tuned = 0;
-  std::size_t failed = 0;   // by the tuner on this device
-  double busy_s = 0;        // sum of its problems' tuning times
-  double flops = 0;         // sum of its tuned problems' FLOPs (one GEMM each)
-  int worker_deaths = 0;    // crashed, killed or timed out
-  std::string retired;      // why it stopped taking problems early; empty if it did not
+  std::size_t failed = 0;  // by the tuner on this device
+  double busy_s = 0;       // sum of its problems' tuning times
+  double flops = 0;        // sum of its tuned problems' FLOPs (one GEMM each)
+  int worker_deaths = 0;   // crashed, killed or timed out
+  std::string retired;     // why it stopped taking problems early; empty if it did not
 };
 
 struct TuneSummary {
-  std::size_t requested = 0;       // distinct problems after dedupe (this rank's share)
-  std::size_t all_problems = 0;    // distinct problems before sharding
+  std::size_t requested = 0;     // distinct problems after dedupe (this rank's share)
+  std::size_t all_problems = 0;  // distinct problems before sharding
   Shard shard;
-  std::size_t already_tuned = 0;   // skipped: in the outputs for this environment
+  std::size_t already_tuned = 0;    // skipped: in the outputs for this environment
   std::vector<TuningReport> tuned;  // in the order results came
   std::vector<TuneFailure> failed;
-  std::size_t bad_lines = 0;        // input lines that could not be read
-  std::string device;               // "cpu device 0: AMD EPYC" for the report
+  std::size_t bad_lines = 0;  // input lines that could not be read
+  std::string device;         // "cpu device 0: AMD EPYC" for the report
   bool interrupted = false;
   std::vector<DeviceLoad> devices;  // multi-device runs only
-  std::vector<std::string> outputs;  // files written (multi-device runs: per device, gathered, copies)
-  std::vector<std::string> notes;    // what the run wants said (gather conflicts, refusals)
+  std::vector<std::string>
+      outputs;  // files written (multi-device runs: per device, gathered, copies)
+  std::vector<std::string> notes;  // what the run wants said (gather conflicts, refusals)
   double wall_s = 0;
 
   bool complete() const { return failed.empty() && bad_lines == 0 && !interrupted; }

@@ -99,8 +99,7 @@ class Coordinator {
 };
 
 bool Coordinator::any(Slot::State state) const {
-  return std::any_of(slots_.begin(), slots_.end(),
-                     [&](const Slot& s) { return s.state == state; });
+  return std::any_of(slots_.begin(), slots_.end(), [&](const Slot& s) { return s.state == state; });
 }
 
 void Coordinator::start(Slot& slot) {
@@ -109,8 +108,8 @@ void Coordinator::start(Slot& slot) {
   slot.timed_out = slot.device_lost = false;
   slot.why.clear();
   slot.since = Clock::now();
-  const auto args = worker_arguments(executable_, options_, slot.ordinal,
-                                     names_.per_device(slot.ordinal));
+  const auto args =
+      worker_arguments(executable_, options_, slot.ordinal, names_.per_device(slot.ordinal));
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
   slot.process = WorkerProcess::spawn(
       args, worker_environment(options_, cores > 0 ? static_cast<int>(cores) : 1, std::getenv));
@@ -147,8 +146,9 @@ void Coordinator::handle_line(Slot& slot, const std::string& line) {
       return;
     }
     if (m.tuning != describe_tuning(options_.tuner)) {
-      return retire(slot, fmt::format("its worker understood other tuning options:\n{}\nexpected:\n{}",
-                                      m.tuning, describe_tuning(options_.tuner)));
+      return retire(slot,
+                    fmt::format("its worker understood other tuning options:\n{}\nexpected:\n{}",
+                                m.tuning, describe_tuning(options_.tuner)));
     }
     if (!environment_) environment_ = m.environment;
     if (!(m.environment == *environment_)) {
@@ -163,8 +163,8 @@ void Coordinator::handle_line(Slot& slot, const std::string& line) {
   }
   // ok, failed, fatal: the answer to the problem in flight.
   if (slot.state != Slot::State::Busy || !slot.current ||
-      m.key != problem_key(todo_[*slot.current]->op_signature,
-                           todo_[*slot.current]->params_signature)) {
+      m.key !=
+          problem_key(todo_[*slot.current]->op_signature, todo_[*slot.current]->params_signature)) {
     slot.why = fmt::format("protocol error: an answer for '{}', which it was not given", m.key);
     slot.process->kill_now();
     return;
@@ -205,12 +205,12 @@ void Coordinator::handle_exit(Slot& slot) {
   slot.process.reset();
   const bool was_starting = slot.state == Slot::State::Starting;
   std::string what =
-      slot.timed_out
-          ? fmt::format("took longer than --problem-timeout-s {} s on device {}; its worker was "
-                        "killed",
-                        options_.problem_timeout_s, slot.ordinal)
-          : fmt::format("the worker of device {} ended ({}){}", slot.ordinal, status,
-                        slot.why.empty() ? "" : ": " + slot.why);
+      slot.timed_out ? fmt::format(
+                           "took longer than --problem-timeout-s {} s on device {}; its worker was "
+                           "killed",
+                           options_.problem_timeout_s, slot.ordinal)
+                     : fmt::format("the worker of device {} ended ({}){}", slot.ordinal, status,
+                                   slot.why.empty() ? "" : ": " + slot.why);
   if (slot.current) {
     const std::size_t id = *slot.current;
     slot.current.reset();
@@ -219,12 +219,11 @@ void Coordinator::handle_exit(Slot& slot) {
     if (queue_->worker_lost(id, what) == WorkQueue::Lost::GivenUp) {
       std::string reasons;
       for (const auto& d : queue_->deaths(id)) reasons += (reasons.empty() ? "" : "; ") + d;
-      fail(id, fmt::format("killed {} workers, not retried: {}", queue_->deaths(id).size(),
-                           reasons));
+      fail(id,
+           fmt::format("killed {} workers, not retried: {}", queue_->deaths(id).size(), reasons));
       ++results_;
-      observer_.on_note(fmt::format("{}: given up: {}", problem_key(e.op_signature,
-                                                                    e.params_signature),
-                                    reasons));
+      observer_.on_note(fmt::format("{}: given up: {}",
+                                    problem_key(e.op_signature, e.params_signature), reasons));
     } else {
       observer_.on_note(fmt::format("{}: back in the queue: {}",
                                     problem_key(e.op_signature, e.params_signature), what));
@@ -237,7 +236,7 @@ void Coordinator::handle_exit(Slot& slot) {
   if (was_starting) {
     // A worker that cannot start will not start the next time either.
     return retire(slot, fmt::format("its worker could not start: {}",
-                                    slot.timed_out ? "no answer within --problem-timeout-s"
+                                    slot.timed_out     ? "no answer within --problem-timeout-s"
                                     : slot.why.empty() ? status
                                                        : slot.why));
   }
@@ -246,9 +245,10 @@ void Coordinator::handle_exit(Slot& slot) {
     return;
   }
   if (slot.restarts >= options_.max_worker_restarts) {
-    return retire(slot, fmt::format("its worker died {} time(s), restarted {} time(s) (limit "
-                                    "--max-worker-restarts {})",
-                                    slot.restarts + 1, slot.restarts, options_.max_worker_restarts));
+    return retire(slot,
+                  fmt::format("its worker died {} time(s), restarted {} time(s) (limit "
+                              "--max-worker-restarts {})",
+                              slot.restarts + 1, slot.restarts, options_.max_worker_restarts));
   }
   ++slot.restarts;
   observer_.on_note(fmt::format("restarting the worker of device {} ({} of at most {})",
@@ -314,14 +314,15 @@ std::vector<const UntunedEntry*> Coordinator::resume() {
     // What this run writes must hold this environment; other devices' files count where they do.
     std::vector<std::filesystem::path> ours{names_.gathered()};
     for (const auto& slot : slots_) ours.push_back(names_.per_device(slot.ordinal));
-    for (const auto& path : ours) add_tuned_signatures(*open_results_store(path), *environment_, done);
+    for (const auto& path : ours)
+      add_tuned_signatures(*open_results_store(path), *environment_, done);
     for (const auto& [ordinal, path] : names_.existing_per_device()) {
       if (std::find(ours.begin(), ours.end(), path) != ours.end()) continue;
       try {
         add_tuned_signatures(*open_results_store(path), *environment_, done);
       } catch (const ValidatorMismatchError&) {
-        summary_.notes.push_back(fmt::format("{} holds another environment; not resumed from",
-                                             path.string()));
+        summary_.notes.push_back(
+            fmt::format("{} holds another environment; not resumed from", path.string()));
       }
     }
   }
@@ -355,7 +356,8 @@ void Coordinator::run(const std::string& command_line) {
   }
   if (!any(Slot::State::Idle)) {
     std::string reasons;
-    for (const auto& d : summary_.devices) reasons += fmt::format("\n  device {}: {}", d.ordinal, d.retired);
+    for (const auto& d : summary_.devices)
+      reasons += fmt::format("\n  device {}: {}", d.ordinal, d.retired);
     throw InputError(fmt::format("no worker could start:{}", reasons));
   }
 
@@ -381,7 +383,8 @@ void Coordinator::run(const std::string& command_line) {
       if (!any(Slot::State::Idle)) {
         std::string reasons;
         for (const auto& d : summary_.devices) {
-          reasons += fmt::format("{}device {}: {}", reasons.empty() ? "" : "; ", d.ordinal, d.retired);
+          reasons +=
+              fmt::format("{}device {}: {}", reasons.empty() ? "" : "; ", d.ordinal, d.retired);
         }
         for (const std::size_t id : queue_->drain()) {
           fail(id, fmt::format("not tried: no device left ({})", reasons));
@@ -403,7 +406,9 @@ void Coordinator::run(const std::string& command_line) {
   if (names_.sqlite()) {
     auto store = open_results_store(names_.per_device(0));
     store->record_run({command_line, describe(options_), started, std::chrono::system_clock::now(),
-                       summary_.interrupted ? "interrupted" : summary_.complete() ? "ok" : "partial"});
+                       summary_.interrupted  ? "interrupted"
+                       : summary_.complete() ? "ok"
+                                             : "partial"});
     summary_.outputs.push_back(store->path().string());
     return;
   }

@@ -16,8 +16,8 @@ bool is_sqlite_path(const fs::path& path) {
 fs::path with_rank(const fs::path& path, const Shard& shard) {
   if (!shard.active()) return path;
   fs::path ranked = path;
-  ranked.replace_filename(fmt::format("{}.rank{}{}", path.stem().string(), shard.index,
-                                      path.extension().string()));
+  ranked.replace_filename(
+      fmt::format("{}.rank{}{}", path.stem().string(), shard.index, path.extension().string()));
   return ranked;
 }
 
@@ -45,7 +45,8 @@ OutputNames::OutputNames(const fs::path& output, const Shard& shard) {
   if (shard.active()) {
     const auto dot = after.rfind('.');
     const std::string rank = fmt::format(".rank{}", shard.index);
-    after = dot == std::string::npos ? after + rank : after.substr(0, dot) + rank + after.substr(dot);
+    after =
+        dot == std::string::npos ? after + rank : after.substr(0, dot) + rank + after.substr(dot);
   }
   prefix_ = dir + before;
   suffix_ = after;

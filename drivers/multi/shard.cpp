@@ -22,8 +22,8 @@ std::optional<int> parse_int(std::string_view text) {
 Shard checked(std::optional<int> index, std::optional<int> count, std::string source,
               std::string_view shown) {
   if (!index || !count || *count < 1 || *index < 0 || *index >= *count) {
-    throw InputError(fmt::format("{}: '{}' is not a shard: expected I/N with 0 <= I < N", source,
-                                 shown));
+    throw InputError(
+        fmt::format("{}: '{}' is not a shard: expected I/N with 0 <= I < N", source, shown));
   }
   return Shard{*index, *count, std::move(source)};
 }

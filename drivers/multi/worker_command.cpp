@@ -8,9 +8,8 @@
 
 namespace gemmtune {
 
-std::vector<std::string> worker_arguments(const std::string& executable,
-                                          const TuneOptions& options, int ordinal,
-                                          const std::filesystem::path& output) {
+std::vector<std::string> worker_arguments(const std::string& executable, const TuneOptions& options,
+                                          int ordinal, const std::filesystem::path& output) {
   const TunerOptions& tuner = options.tuner;
   const TimingPolicy& t = tuner.timing;
   std::vector<std::string> args{

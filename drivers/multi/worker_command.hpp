@@ -21,9 +21,8 @@
 
 namespace gemmtune {
 
-std::vector<std::string> worker_arguments(const std::string& executable,
-                                          const TuneOptions& options, int ordinal,
-                                          const std::filesystem::path& output);
+std::vector<std::string> worker_arguments(const std::string& executable, const TuneOptions& options,
+                                          int ordinal, const std::filesystem::path& output);
 
 WorkerProcess::EnvironmentOverrides worker_environment(const TuneOptions& options, int cores,
                                                        const EnvironmentLookup& getenv);

@@ -112,7 +112,8 @@ int run_worker(const TuneOptions& options, const FaultInjection& faults) {
                      report.winner_stats.median_ms, entry.extra},
                     report.candidates);
     } catch (const std::exception& e) {
-      channel.say(message(Kind::Failed, key, fmt::format("could not save the winner: {}", e.what())));
+      channel.say(
+          message(Kind::Failed, key, fmt::format("could not save the winner: {}", e.what())));
       continue;
     }
     WorkerMessage ok = message(Kind::Ok, key, report.winner);

@@ -70,7 +70,8 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const std::vector<std::strin
   posix_spawn_file_actions_adddup2(&setup.actions, from_child[1], STDOUT_FILENO);
   sigset_t defaults, none;
   sigemptyset(&defaults);
-  for (const int sig : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&defaults, sig);
+  for (const int sig : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT, SIGCHLD})
+    sigaddset(&defaults, sig);
   sigemptyset(&none);
   posix_spawnattr_setsigdefault(&setup.attributes, &defaults);
   posix_spawnattr_setsigmask(&setup.attributes, &none);
@@ -93,8 +94,8 @@ std::unique_ptr<WorkerProcess> WorkerProcess::spawn(const std::vector<std::strin
   envp.push_back(nullptr);
 
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0].c_str(), &setup.actions, &setup.attributes,
-                             args.data(), envp.data());
+  const int rc = posix_spawn(&pid, argv[0].c_str(), &setup.actions, &setup.attributes, args.data(),
+                             envp.data());
   ::close(to_child[0]);
   ::close(from_child[1]);
   if (rc != 0) {
@@ -131,7 +132,9 @@ bool WorkerProcess::send_line(std::string_view line) {
   return true;
 }
 
-void WorkerProcess::close_input() { close_fd(in_fd_); }
+void WorkerProcess::close_input() {
+  close_fd(in_fd_);
+}
 
 std::vector<std::string> WorkerProcess::read_lines() {
   char chunk[4096];

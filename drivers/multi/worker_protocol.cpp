@@ -15,11 +15,20 @@ std::string escape(std::string_view text) {
   out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -35,11 +44,20 @@ std::optional<std::string> unescape(std::string_view text) {
     }
     if (++i == text.size()) return std::nullopt;
     switch (text[i]) {
-      case '\\': out += '\\'; break;
-      case 't': out += '\t'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      default: return std::nullopt;
+      case '\\':
+        out += '\\';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      default:
+        return std::nullopt;
     }
   }
   return out;
@@ -89,8 +107,8 @@ std::string encode_message(const WorkerMessage& m) {
       }
       break;
     case WorkerMessage::Kind::Ok:
-      fields.insert(fields.end(), {m.key, m.text, encode_stats(m.winner),
-                                   encode_stats(m.reference), fmt::format("{}", m.elapsed_s)});
+      fields.insert(fields.end(), {m.key, m.text, encode_stats(m.winner), encode_stats(m.reference),
+                                   fmt::format("{}", m.elapsed_s)});
       break;
     case WorkerMessage::Kind::Failed:
     case WorkerMessage::Kind::Fatal:
@@ -126,13 +144,16 @@ DecodedMessage decode_message(std::string_view line) {
   }
   if (kind < 0) return {std::nullopt, fmt::format("unknown message '{}'", line)};
   m.kind = static_cast<WorkerMessage::Kind>(kind);
-  const auto bad = [&] { return DecodedMessage{std::nullopt, fmt::format("malformed '{}'", line)}; };
+  const auto bad = [&] {
+    return DecodedMessage{std::nullopt, fmt::format("malformed '{}'", line)};
+  };
   switch (m.kind) {
     case WorkerMessage::Kind::Ready:
       if (fields.size() < 3 || fields.size() % 2 == 0) return bad();
       m.text = fields[1];
       m.tuning = fields[2];
-      for (std::size_t i = 3; i + 1 < fields.size(); i += 2) m.environment.set(fields[i], fields[i + 1]);
+      for (std::size_t i = 3; i + 1 < fields.size(); i += 2)
+        m.environment.set(fields[i], fields[i + 1]);
       break;
     case WorkerMessage::Kind::Ok:
       if (fields.size() != 6 || !decode_stats(fields[3], m.winner) ||

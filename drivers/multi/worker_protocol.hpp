@@ -30,13 +30,13 @@ namespace gemmtune {
 struct WorkerMessage {
   enum class Kind { Ready, Ok, Failed, Fatal, Error };
   Kind kind = Kind::Error;
-  std::string key;   // "OP_SIG,PARAMS_SIG" for ok, failed, fatal
-  std::string text;  // ready: the device; ok: the winning solution; otherwise the reason
-  std::string tuning;        // ready
-  Environment environment;   // ready
-  Statistics winner;         // ok
-  Statistics reference;      // ok: Default's statistics
-  double elapsed_s = 0;      // ok
+  std::string key;          // "OP_SIG,PARAMS_SIG" for ok, failed, fatal
+  std::string text;         // ready: the device; ok: the winning solution; otherwise the reason
+  std::string tuning;       // ready
+  Environment environment;  // ready
+  Statistics winner;        // ok
+  Statistics reference;     // ok: Default's statistics
+  double elapsed_s = 0;     // ok
 };
 
 // One line, without its '\n'.

@@ -63,7 +63,8 @@ TEST(Gather, KeepsAnEarlierGatheredFile) {
 TEST(Gather, LeavesOutAnotherEnvironmentWithANote) {
   testing::TempDir dir;
   write_results(dir / "r0.csv", kHere, {entry(8, 0.1)});
-  write_results(dir / "r1.csv", Environment{{"GEMMTUNE_VERSION", "0.0.9"}, {"GEMMTUNE_BACKEND", "cpu"}},
+  write_results(dir / "r1.csv",
+                Environment{{"GEMMTUNE_VERSION", "0.0.9"}, {"GEMMTUNE_BACKEND", "cpu"}},
                 {entry(16, 0.1)});
   const auto report = gather_device_files(OutputNames(dir / "r0.csv", Shard{}), kHere);
   EXPECT_EQ(report.entries, 1u);

@@ -33,7 +33,8 @@ TEST(Shard, ParsesIOverN) {
 }
 
 TEST(Shard, ReadsEachLauncher) {
-  auto s = shard_from_environment(lookup({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"}}));
+  auto s = shard_from_environment(
+      lookup({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"}}));
   ASSERT_TRUE(s);
   EXPECT_EQ(s->index, 1);
   EXPECT_EQ(s->count, 2);
@@ -137,7 +138,8 @@ TEST(Shard, SameSplitWhateverTheInputOrder) {
 }
 
 TEST(Shard, CostIsFlopsWithAFloor) {
-  const Problem big = parse_problem("GemmTunableOp_float_NN", "nn_4096_4096_4096_ld_4096_4096_4096");
+  const Problem big =
+      parse_problem("GemmTunableOp_float_NN", "nn_4096_4096_4096_ld_4096_4096_4096");
   const Problem tiny = parse_problem("GemmTunableOp_float_NN", "nn_8_8_8_ld_8_8_8");
   EXPECT_GT(problem_cost(big), problem_cost(tiny));
   EXPECT_GE(problem_cost(tiny), 2.0 * 512 * 512 * 512);

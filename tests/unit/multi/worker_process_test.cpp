@@ -66,14 +66,17 @@ TEST(WorkerProcess, PassesEnvironmentOverrides) {
   auto p = WorkerProcess::spawn({"/usr/bin/env"}, {{"GEMMTUNE_TEST_OVERRIDDEN", "new"}});
   const auto lines = read_until(*p, 1000);
   p->wait();
-  auto has = [&](const std::string& s) { return std::find(lines.begin(), lines.end(), s) != lines.end(); };
+  auto has = [&](const std::string& s) {
+    return std::find(lines.begin(), lines.end(), s) != lines.end();
+  };
   EXPECT_TRUE(has("GEMMTUNE_TEST_INHERITED=yes"));
   EXPECT_TRUE(has("GEMMTUNE_TEST_OVERRIDDEN=new"));
   EXPECT_FALSE(has("GEMMTUNE_TEST_OVERRIDDEN=old"));
 }
 
 TEST(WorkerProcess, WritingToADeadChildFails) {
-  struct sigaction ignore {}, previous{};
+  struct sigaction ignore {
+  }, previous{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ignore, &previous);
   auto p = WorkerProcess::spawn({"/bin/true"});

@@ -66,8 +66,8 @@ TEST(WorkerProtocol, ReasonsKeepTheirLines) {
 
 TEST(WorkerProtocol, RefusesMalformedLines) {
   for (const char* bad : {"", "hello", "ok\tk,p\tsol", "ok\tk,p\tsol\t1,2\t1,2,3,4,5,6\t0",
-                          "ok\tk,p\tsol\t1,2,3,4,5,6\t1,2,3,4,5,6\tx", "failed\tk,p",
-                          "error", "ready\tdev", "ready\tdev\ttuning\tKEY", "failed\tk\\q\tr"}) {
+                          "ok\tk,p\tsol\t1,2,3,4,5,6\t1,2,3,4,5,6\tx", "failed\tk,p", "error",
+                          "ready\tdev", "ready\tdev\ttuning\tKEY", "failed\tk\\q\tr"}) {
     const auto decoded = decode_message(bad);
     EXPECT_FALSE(decoded.message) << bad;
     EXPECT_FALSE(decoded.error.empty()) << bad;
