@@ -57,6 +57,7 @@ FaultInjection FaultInjection::from_environment() {
   FaultInjection faults;
   if (const char* v = std::getenv("GEMMTUNE_TEST_CRASH_ON")) faults.crash_on = v;
   if (const char* v = std::getenv("GEMMTUNE_TEST_HANG_ON")) faults.hang_on = v;
+  if (const char* v = std::getenv("GEMMTUNE_TEST_DEVICE_LOST_ON")) faults.device_lost_on = v;
   return faults;
 }
 
@@ -99,6 +100,10 @@ int run_worker(const TuneOptions& options, const FaultInjection& faults) {
     const std::string key = problem_key(entry.op_signature, entry.params_signature);
     if (entry.params_signature == faults.crash_on) std::abort();
     while (entry.params_signature == faults.hang_on) ::pause();
+    if (entry.params_signature == faults.device_lost_on) {
+      channel.say(message(Kind::Fatal, key, "injected device loss (GEMMTUNE_TEST_DEVICE_LOST_ON)"));
+      return 1;
+    }
 
     TuningReport report = tuner.tune(entry.problem);
     if (!report.ok()) {

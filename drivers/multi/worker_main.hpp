@@ -9,8 +9,10 @@
 // - SIGINT is ignored: on Ctrl-C the coordinator decides (it stops handing out work and lets the
 //   problems in flight finish); end of input ends the worker.
 // - Fault injection, for tests only: GEMMTUNE_TEST_CRASH_ON=<params_sig> makes the worker abort
-//   when it is given that problem, GEMMTUNE_TEST_HANG_ON=<params_sig> makes it hang there. Both
-//   are read once at worker start (FaultInjection::from_environment) and do nothing when unset.
+//   when it is given that problem, GEMMTUNE_TEST_HANG_ON=<params_sig> makes it hang there, and
+//   GEMMTUNE_TEST_DEVICE_LOST_ON=<params_sig> makes it report its device lost (`fatal`) there, as
+//   a GPU worker does after a sticky CUDA error. They are read once at worker start
+//   (FaultInjection::from_environment) and do nothing when unset.
 #pragma once
 
 #include <string>
@@ -22,6 +24,7 @@ namespace gemmtune {
 struct FaultInjection {
   std::string crash_on;  // params signature
   std::string hang_on;
+  std::string device_lost_on;
 
   static FaultInjection from_environment();
 };

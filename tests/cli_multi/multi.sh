@@ -26,6 +26,26 @@ run() {
   [ "$rc" = "$want" ] || fail "exit status $rc, expected $want: gemmtune $*"
 }
 expect() { grep -Eq -- "$1" out.log || fail "output does not match: $1"; }
+# Six problems slow enough (default rotation) to act on a run while it is under way.
+slow_untuned() {
+  : >u.csv
+  for m in 640 704 768 832 896 960; do
+    echo "GemmTunableOp_BFloat16_TN,tn_${m}_64_512_ld_512_512_${m}" >>u.csv
+  done
+}
+# start_slow PREFIX: starts a 2-worker run of u.csv in the background (its pid in $coordinator)
+# and returns once its per-device files hold 2 results.
+start_slow() {
+  "$gemmtune" tune u.csv --workers 2 -o "$work/${1}0.csv" --max-tuning-duration-ms 5 >out.log 2>&1 &
+  coordinator=$!
+  for _ in $(seq 1 600); do
+    [ $(( $(entries ${1}0.csv) + $(entries ${1}1.csv) )) -ge 2 ] && return 0
+    kill -0 "$coordinator" 2>/dev/null || break
+    sleep 0.05
+  done
+  wait "$coordinator"
+  fail "the run ended before it could be acted on"
+}
 
 case $case_name in
 workers)  # dedupe across files, per-device files, gathered file and its copies, both devices used
@@ -66,29 +86,60 @@ crash)  # a problem that crashes every worker is given up after two; nothing els
   expect "1 tuned, 6 already tuned"
   ;;
 kill)  # kill -9 a worker mid-run: its problem goes back to the queue, the run completes
-  : >u.csv
-  for m in 640 704 768 832 896 960 1024 1088 1152 1216; do
-    echo "GemmTunableOp_BFloat16_TN,tn_${m}_64_512_ld_512_512_${m}" >>u.csv
-  done
-  "$gemmtune" tune u.csv --workers 2 -o "$work/k0.csv" --max-tuning-duration-ms 20 >out.log 2>&1 &
-  coordinator=$!
-  victim=""
-  for _ in $(seq 1 600); do
-    if [ $(( $(entries k0.csv) + $(entries k1.csv) )) -ge 2 ]; then
-      victim=$(pgrep -P "$coordinator" | head -1)
-      [ -n "$victim" ] && break
-    fi
-    kill -0 "$coordinator" 2>/dev/null || break
-    sleep 0.05
-  done
-  [ -n "$victim" ] || { wait "$coordinator"; fail "the run ended before a worker could be killed"; }
+  slow_untuned
+  start_slow k
+  victim=$(pgrep -P "$coordinator" | head -1)
+  [ -n "$victim" ] || fail "no worker process found"
   kill -9 "$victim"
   wait "$coordinator"; rc=$?
   [ "$rc" = 0 ] || fail "exit status $rc after a worker was killed"
   expect "signal 9"
   expect "restarting the worker of device"
-  expect "10 tuned, 0 already tuned \(skipped\), 0 not tuned"
-  [ "$(entries k_full0.csv)" = 10 ] && [ "$(dups k_full0.csv)" = 0 ] || fail "k_full0.csv is not the 10 problems once each"
+  expect "6 tuned, 0 already tuned \(skipped\), 0 not tuned"
+  [ "$(entries k_full0.csv)" = 6 ] && [ "$(dups k_full0.csv)" = 0 ] || fail "k_full0.csv is not the 6 problems once each"
+  ;;
+kill_coordinator)  # kill -9 the coordinator: workers finish what they hold and exit; rerun resumes
+  slow_untuned
+  start_slow q
+  workers=$(pgrep -P "$coordinator" | tr '\n' ' ')
+  at_kill=$(( $(entries q0.csv) + $(entries q1.csv) ))
+  kill -9 "$coordinator"
+  wait "$coordinator" 2>/dev/null
+  for _ in $(seq 1 300); do
+    alive=0; for w in $workers; do kill -0 "$w" 2>/dev/null && alive=1; done
+    [ $alive = 0 ] && break
+    sleep 0.1
+  done
+  [ $alive = 0 ] || fail "workers still running 30 s after their coordinator died: $workers"
+  after=$(( $(entries q0.csv) + $(entries q1.csv) ))
+  echo "results when killed: $at_kill; after the workers finished: $after"
+  [ "$after" -ge "$at_kill" ] || fail "results were lost"
+  run 0 tune u.csv --workers 2 -o "$work/q0.csv" --max-tuning-duration-ms 5
+  expect "$((6 - after)) tuned, $after already tuned \(skipped\), 0 not tuned"
+  [ "$(entries q_full0.csv)" = 6 ] && [ "$(dups q_full0.csv)" = 0 ] || fail "q_full0.csv is not the 6 problems once each"
+  ;;
+interrupt)  # SIGINT: nothing more is handed out, problems in flight finish, the rest is reported
+  slow_untuned
+  start_slow i
+  kill -INT "$coordinator"
+  wait "$coordinator"; rc=$?
+  [ "$rc" = 5 ] || fail "exit status $rc after SIGINT, expected 5"
+  expect "interrupted; rerun to resume"
+  done_first=$(entries i_full0.csv)
+  [ "$done_first" -ge 2 ] && [ "$done_first" -lt 6 ] || fail "$done_first results after the interrupt"
+  expect "not tuned: .*: interrupted"
+  run 0 tune u.csv --workers 2 -o "$work/i0.csv" --max-tuning-duration-ms 5
+  expect "$((6 - done_first)) tuned, $done_first already tuned"
+  ;;
+device_lost)  # a worker reports its device lost: the device is retired, its problem retried once
+  untuned u.csv 8 16 24 32
+  GEMMTUNE_TEST_DEVICE_LOST_ON=$(params 32) run 5 tune u.csv --workers 2 -o "$work/l0.csv" "${fast[@]}"
+  expect "not tuned: $(problem 32): killed 2 workers, not retried: .*the device failed: injected device loss"
+  [ "$(grep -c 'retired: the device failed' out.log)" = 2 ] || fail "both devices should be retired"
+  tuned=$(sed -n 's/.*problem(s): \([0-9]*\) tuned.*/\1/p' out.log)
+  not_tuned=$(sed -n 's/.* \([0-9]*\) not tuned;.*/\1/p' out.log)
+  [ $((tuned + not_tuned)) = 4 ] || fail "$tuned tuned and $not_tuned not tuned of 4"
+  [ "$(entries l_full0.csv)" = "$tuned" ] || fail "l_full0.csv does not hold the $tuned tuned"
   ;;
 timeout)  # a worker stuck on a problem is killed at --problem-timeout-s; the others go on
   untuned u.csv 8 16 24 32
