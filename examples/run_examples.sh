@@ -38,11 +38,13 @@ for example in app_lookup custom_provider record_tune_lookup; do
   run_logged "$work/build-$example.log" "$cmake" --build "$work/build-$example" -j 2
 done
 
-if command -v pkg-config >/dev/null; then
+pc_dir=$(dirname "$(find "$prefix" -name gemmtune.pc | head -1)")
+if command -v pkg-config >/dev/null && PKG_CONFIG_PATH=$pc_dir pkg-config --exists gemmtune; then
   step "build app_lookup_c with pkg-config"
-  pc_dir=$(dirname "$(find "$prefix" -name gemmtune.pc | head -1)")
   flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs gemmtune)
   run_logged "$work/pkg-config.log" cc -o "$work/app_lookup_c_pkgconfig" "$src/app_lookup/app_lookup_c.c" $flags
+else
+  echo "== pkg-config or the .pc files gemmtune.pc requires (fmt, sqlite3) missing: skipped"
 fi
 
 cd "$work/run"
