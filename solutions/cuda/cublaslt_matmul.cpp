@@ -7,18 +7,13 @@
 
 #include "solutions/cuda/cublas_handle.hpp"
 #include "solutions/cuda/cuda_device.hpp"
+#include "solutions/cuda/pointer_alignment.hpp"
 
 namespace gemmtune::cuda {
 namespace {
 
 // Stand-in for device pointers the heuristic inspects only for alignment.
 const void* const kAlignedPlaceholder = reinterpret_cast<const void*>(std::uintptr_t{1} << 12);
-
-std::uint32_t alignment_of(const void* pointer) {
-  const auto address = reinterpret_cast<std::uintptr_t>(pointer);
-  if (address == 0) return 256;
-  return static_cast<std::uint32_t>(address & (~address + 1));  // lowest set bit
-}
 
 std::uint32_t required_alignment(const cublasLtMatmulAlgo_t& algo,
                                  cublasLtMatmulAlgoCapAttributes_t attribute) {
