@@ -64,32 +64,12 @@ double TuningReport::speedup_over_default() const {
   return default_stats.median_ms / winner_stats.median_ms;
 }
 
-namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-// Standard error of the median: ≈ 1.2533·σ/√n for normal samples, σ from the MAD.
-double median_standard_error(std::span<const double> samples, double median) {
-  std::vector<double> deviations;
-  deviations.reserve(samples.size());
-  for (double x : samples) deviations.push_back(std::fabs(x - median));
-  const double sigma = 1.4826 * median_of(std::move(deviations));
-  return 1.2533 * sigma / std::sqrt(static_cast<double>(std::max<std::size_t>(samples.size(), 1)));
-}
-
-}  // namespace
-
 bool beats_default(std::span<const double> challenger_ms, std::span<const double> reference_ms,
                    double margin_sigmas) {
   if (challenger_ms.empty()) return false;
   if (reference_ms.empty()) return true;
-  const double challenger = median_of({challenger_ms.begin(), challenger_ms.end()});
-  const double reference = median_of({reference_ms.begin(), reference_ms.end()});
+  const double challenger = median(challenger_ms);
+  const double reference = median(reference_ms);
   const double threshold =
       margin_sigmas * std::hypot(median_standard_error(challenger_ms, challenger),
                                  median_standard_error(reference_ms, reference));

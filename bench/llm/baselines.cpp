@@ -15,16 +15,11 @@
 #include "tuner/numerical_check.hpp"
 #include "tuner/operand_sets.hpp"
 #include "tuner/profiler.hpp"
+#include "tuner/statistics.hpp"
 
 namespace gemmtune::bench {
 namespace {
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 struct Entry {
   std::unique_ptr<Solution> solution;
@@ -35,11 +30,7 @@ struct Entry {
 
 double Timed::relative_standard_error() const {
   if (samples_ms.size() < 2 || median_ms <= 0) return 0;
-  std::vector<double> deviations;
-  deviations.reserve(samples_ms.size());
-  for (double x : samples_ms) deviations.push_back(std::fabs(x - median_ms));
-  const double sigma = 1.4826 * median_of(std::move(deviations));
-  return 1.2533 * sigma / std::sqrt(static_cast<double>(samples_ms.size())) / median_ms;
+  return median_standard_error(samples_ms, median_ms) / median_ms;
 }
 
 double Baselines::noise(const Timed& a, const Timed& b) {
@@ -141,7 +132,7 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
     }
   }
   for (auto& e : entries) {
-    if (e.timed.error.empty()) e.timed.median_ms = median_of(e.timed.samples_ms);
+    if (e.timed.error.empty()) e.timed.median_ms = median(e.timed.samples_ms);
   }
   if (!entries.front().timed.ok()) {
     out.error = fmt::format("Default failed: {}", entries.front().timed.error);

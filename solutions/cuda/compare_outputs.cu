@@ -122,28 +122,41 @@ cudaError_t launch_sum_squares(const void* output, FillType type, const OutputLa
   });
 }
 
+namespace {
+
+enum class ComparePass { Count, FindWorst };
+
+cudaError_t launch_pass(ComparePass pass, const void* reference, const void* candidate,
+                        FillType type, const OutputLayout& layout, double atol, double rtol,
+                        CompareTotals* totals, cudaStream_t stream) {
+  return dispatch(type, [&](auto tag) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
+    const auto* ref = static_cast<const T*>(reference);
+    const auto* got = static_cast<const T*>(candidate);
+    const unsigned blocks = blocks_for(elements(layout));
+    if (pass == ComparePass::Count) {
+      compare_kernel<T><<<blocks, 256, 0, stream>>>(ref, got, layout, atol, rtol, totals);
+    } else {
+      find_worst_kernel<T><<<blocks, 256, 0, stream>>>(ref, got, layout, atol, rtol, totals);
+    }
+    return cudaGetLastError();
+  });
+}
+
+}  // namespace
+
 cudaError_t launch_compare(const void* reference, const void* candidate, FillType type,
                            const OutputLayout& layout, double atol, double rtol,
                            CompareTotals* totals, cudaStream_t stream) {
-  return dispatch(type, [&](auto tag) {
-    using T = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
-    compare_kernel<T><<<blocks_for(elements(layout)), 256, 0, stream>>>(
-        static_cast<const T*>(reference), static_cast<const T*>(candidate), layout, atol, rtol,
-        totals);
-    return cudaGetLastError();
-  });
+  return launch_pass(ComparePass::Count, reference, candidate, type, layout, atol, rtol, totals,
+                     stream);
 }
 
 cudaError_t launch_find_worst(const void* reference, const void* candidate, FillType type,
                               const OutputLayout& layout, double atol, double rtol,
                               CompareTotals* totals, cudaStream_t stream) {
-  return dispatch(type, [&](auto tag) {
-    using T = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
-    find_worst_kernel<T><<<blocks_for(elements(layout)), 256, 0, stream>>>(
-        static_cast<const T*>(reference), static_cast<const T*>(candidate), layout, atol, rtol,
-        totals);
-    return cudaGetLastError();
-  });
+  return launch_pass(ComparePass::FindWorst, reference, candidate, type, layout, atol, rtol,
+                     totals, stream);
 }
 
 }  // namespace gemmtune::cuda
