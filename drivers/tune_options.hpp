@@ -30,6 +30,9 @@ struct TuneOptions {
   double problem_timeout_s = 0;  // a worker longer on one problem is killed (0 = no limit)
   int max_worker_restarts = 3;   // per device, after a worker died
   Shard shard;                   // this rank's share of the problems (count 1: all of them)
+  // The gemmtune executable that workers run; empty: this process's own (/proc/self/exe). Set by
+  // tests and by programs that embed the drivers.
+  std::string worker_executable;
 };
 
 // The effective options, one "key=value" per line, for reports and the runs table.

@@ -67,7 +67,8 @@ class Coordinator {
         summary_(summary),
         observer_(observer),
         names_(options.output, options.shard),
-        executable_(self_executable()) {}
+        executable_(options.worker_executable.empty() ? self_executable()
+                                                      : options.worker_executable) {}
 
   void run(const std::string& command_line);
 
