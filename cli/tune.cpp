@@ -274,7 +274,7 @@ void setup_tune(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--problem-timeout-s", o.problem_timeout_s,
                   "Kill a worker that spends longer on one problem (s; 0 = no limit); the "
-                  "problem is retried once elsewhere")
+                  "problem is retried once")
       ->envname("GEMMTUNE_PROBLEM_TIMEOUT_S")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

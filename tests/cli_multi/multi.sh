@@ -8,7 +8,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 export GEMMTUNE_BACKEND=cpu
-unset GEMMTUNE_TEST_CRASH_ON GEMMTUNE_TEST_HANG_ON
+unset GEMMTUNE_TEST_CRASH_ON GEMMTUNE_TEST_HANG_ON GEMMTUNE_TEST_DEVICE_LOST_ON GEMMTUNE_SHARD
+# Under a launcher (CI inside srun, say) the runs here must not take a shard of their own.
+unset OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE SLURM_PROCID SLURM_NTASKS \
+      SLURM_STEP_NUM_TASKS GEMMTUNE_WORKERS GEMMTUNE_GPUS GEMMTUNE_DEVICES
 fast=(--max-tuning-duration-ms 1 --rotating-buffer-mb 0)
 
 fail() { echo "FAIL ($case_name): $*"; [ -f out.log ] && { echo "--- output:"; cat out.log; }; exit 1; }
@@ -26,6 +29,14 @@ run() {
   [ "$rc" = "$want" ] || fail "exit status $rc, expected $want: gemmtune $*"
 }
 expect() { grep -Eq -- "$1" out.log || fail "output does not match: $1"; }
+# children PID: the processes PID started (from /proc, so that no procps is needed).
+children() {
+  local d ppid
+  for d in /proc/[0-9]*; do
+    read -r _ _ _ ppid _ <"$d/stat" 2>/dev/null && [ "$ppid" = "$1" ] && echo "${d#/proc/}"
+  done
+  return 0
+}
 # Six problems slow enough (default rotation) to act on a run while it is under way.
 slow_untuned() {
   : >u.csv
@@ -88,7 +99,7 @@ crash)  # a problem that crashes every worker is given up after two; nothing els
 kill)  # kill -9 a worker mid-run: its problem goes back to the queue, the run completes
   slow_untuned
   start_slow k
-  victim=$(pgrep -P "$coordinator" | head -1)
+  victim=$(children "$coordinator" | head -1)
   [ -n "$victim" ] || fail "no worker process found"
   kill -9 "$victim"
   wait "$coordinator"; rc=$?
@@ -101,7 +112,7 @@ kill)  # kill -9 a worker mid-run: its problem goes back to the queue, the run c
 kill_coordinator)  # kill -9 the coordinator: workers finish what they hold and exit; rerun resumes
   slow_untuned
   start_slow q
-  workers=$(pgrep -P "$coordinator" | tr '\n' ' ')
+  workers=$(children "$coordinator" | tr '\n' ' ')
   at_kill=$(( $(entries q0.csv) + $(entries q1.csv) ))
   kill -9 "$coordinator"
   wait "$coordinator" 2>/dev/null
