@@ -141,6 +141,10 @@ RunStatus LtMatmul::run(const cublasLtMatmulAlgo_t& algo, std::size_t algo_works
     return RunStatus::failure("a ScaledGemm with fp8 output takes beta = 0 only");
   }
   const ScopedDevice device(device_of(stream));
+  // Only the kinds that write pointers into the descriptor pay for the lock.
+  const bool sets_pointers = types_.bias || problem_.op == OpKind::ScaledGemm;
+  std::unique_lock<std::mutex> lock(*descriptor_pointers_, std::defer_lock);
+  if (sets_pointers) lock.lock();
   if (types_.bias) desc_.set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, ops.bias);
   if (problem_.op == OpKind::ScaledGemm) {
     desc_.set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(ops.scale_a));

@@ -9,6 +9,8 @@
 // refuses operands less aligned than the algorithm requires instead of letting it fault.
 #pragma once
 
+#include <mutex>
+
 #include <cublasLt.h>
 
 #include <cstddef>
@@ -48,7 +50,9 @@ class LtMatmul {
   // cublasLtMatmulAlgoCheck; on success `workspace_bytes` receives what the algorithm needs.
   cublasStatus_t check(const cublasLtMatmulAlgo_t& algo, std::size_t* workspace_bytes) const;
 
-  // Enqueues D = alpha·op(A)·op(B) + beta·C (+ bias) with `algo` on `stream`.
+  // Enqueues D = alpha·op(A)·op(B) + beta·C (+ bias) with `algo` on `stream`. Safe to call
+  // from several threads: the bias and scale pointers live in the shared descriptor, so setting
+  // them and enqueueing the call that reads them happen under one lock.
   RunStatus run(const cublasLtMatmulAlgo_t& algo, std::size_t algo_workspace_bytes,
                 const Operands& operands, cudaStream_t stream);
 
@@ -57,6 +61,7 @@ class LtMatmul {
   GemmTypes types_;
   MatmulDesc desc_;
   MatrixLayout a_, b_, c_, d_;
+  std::unique_ptr<std::mutex> descriptor_pointers_ = std::make_unique<std::mutex>();
 };
 
 }  // namespace gemmtune::cuda
