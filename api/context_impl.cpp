@@ -1,0 +1,385 @@
+// Context::Impl: the lookup table, the slow path of a first-seen problem (resolve, tune once,
+// record once), and the results and untuned files. See include/gemmtune/context.hpp for the
+// contract and api/lookup_table.hpp for the hot path.
+#include "api/context_impl.hpp"
+
+namespace gemmtune {
+using namespace context_flags;
+
+namespace {
+
+// What an entry resolves to when not even Default can run its problem here: every run fails with
+// the reason, so the hot path never meets a null solution.
+class UnrunnableSolution final : public Solution {
+ public:
+  UnrunnableSolution(std::string name, std::string reason)
+      : name_(std::move(name)), reason_(std::move(reason)) {}
+  const std::string& name() const override { return name_; }
+  Support supports(const Problem&) const override { return Support::no(reason_); }
+  RunStatus run(const Problem&, const Operands&, void*) override {
+    return RunStatus::failure(reason_);
+  }
+
+ private:
+  std::string name_;
+  std::string reason_;
+};
+
+std::string signature(const Problem& p) {
+  return fmt::format("{},{}", p.op_signature(), p.params_signature());
+}
+
+}  // namespace
+
+Context::Impl::Impl(Options o) : options(std::move(o)) {
+  for (const auto& w : options.warnings) log(w);
+  try {
+    check = parse_numerical_check(options.numerical_check);
+  } catch (const std::exception& e) {
+    log(fmt::format("numerical check '{}': {}; using on", options.numerical_check, e.what()));
+  }
+  flags.store((options.enabled ? kEnabled : 0) | (options.tuning ? kTuning : 0) |
+              (options.record_untuned ? kRecord : 0) | (options.verbose ? kVerbose : 0));
+  write_on_exit.store(options.write_file_on_exit);
+  session = open_backend(parse_backend_kind(options.backend), options.device);
+  for (const auto& provider : options.providers) session.registry->add(provider);
+  backend_name = session.backend->properties().backend;
+  environment = collect_environment(*session.backend);
+  write_environment = environment;
+  // The CPU backend runs a solution synchronously; every other backend orders work by stream.
+  workspaces = std::make_unique<api::WorkspacePool>(*session.backend, backend_name != "cpu");
+  tables.push_back(std::make_unique<api::LookupTable>(64));
+  table.store(tables.back().get(), std::memory_order_release);
+  const auto ordinal = [&](const std::string& name) {
+    return options.insert_device_ordinal ? with_device_ordinal(name, options.device) : name;
+  };
+  results_path = ordinal(options.filename);
+  recorder.set_path(ordinal(options.untuned_filename));
+  if (verbose()) {
+    log(fmt::format("{} device {} ({}); results {}, untuned {}; enabled={} tuning={} "
+                    "record_untuned={}",
+                    backend_name, options.device, session.backend->properties().name,
+                    results_path, recorder.path(), options.enabled, options.tuning,
+                    options.record_untuned));
+  }
+  load(results_path);
+}
+
+Context::Impl::~Impl() {
+  if (write_on_exit.load()) {
+    try {
+      std::string path;
+      {
+        const std::lock_guard lock(writer);
+        path = results_path;
+      }
+      write(path);
+    } catch (const std::exception& e) {
+      log(fmt::format("write_file_on_exit: {}", e.what()));
+    }
+  }
+}
+
+void Context::Impl::log(std::string_view message) const {
+  try {
+    if (options.log) {
+      options.log(message);
+    } else {
+      std::fprintf(stderr, "gemmtune: %.*s\n", static_cast<int>(message.size()), message.data());
+    }
+  } catch (...) {
+    // A throwing sink must not take a GEMM down with it.
+  }
+}
+
+// ---- hot path -----------------------------------------------------------------------------
+
+RunStatus Context::Impl::gemm(const Problem& p, const Operands& ops, void* stream) {
+  const std::uint64_t h = api::fast_hash(p);
+  const unsigned f = flags.load(std::memory_order_relaxed);
+  api::Entry* e = current()->find(p, h);
+  const bool needs_slow_path =
+      e == nullptr ||
+      ((f & kEnabled) && e->kind == api::EntryKind::Untuned &&
+       (((f & kTuning) && !e->tuning_attempted.load(std::memory_order_relaxed)) ||
+        ((f & kRecord) && !e->recorded.load(std::memory_order_relaxed))));
+  if (needs_slow_path) e = slow_path(p, h);
+  const api::Resolved& r = resolve(*e, (f & kEnabled) == 0);
+  try {
+    if (r.workspace_bytes == 0 ||
+        (ops.workspace != nullptr && ops.workspace_bytes >= r.workspace_bytes)) {
+      return r.solution->run(p, ops, stream);
+    }
+    const auto lease = workspaces->acquire(stream, r.workspace_bytes);
+    Operands with_workspace = ops;
+    with_workspace.workspace = lease.data();
+    with_workspace.workspace_bytes = lease.bytes();
+    return r.solution->run(p, with_workspace, stream);
+  } catch (const std::exception& ex) {
+    return RunStatus::failure(fmt::format("{} on {}: {}", r.solution->name(), signature(p),
+                                          ex.what()));
+  }
+}
+
+Lookup Context::Impl::lookup(const Problem& p) {
+  if ((flags.load(std::memory_order_relaxed) & kEnabled) == 0) {
+    return {kDefaultSolutionName, Source::Disabled};
+  }
+  api::Entry* e = current()->find(p, api::fast_hash(p));
+  if (e == nullptr || e->kind == api::EntryKind::Untuned) {
+    return {kDefaultSolutionName, Source::Untuned};
+  }
+  const api::Resolved& r = resolve(*e, false);
+  return {r.name, r.fell_back ? Source::Fallback : Source::Tuned};
+}
+
+const api::Resolved& Context::Impl::resolve(api::Entry& e, bool default_only) {
+  std::atomic<const api::Resolved*>& slot = default_only ? e.fallback : e.chosen;
+  if (const api::Resolved* r = slot.load(std::memory_order_acquire)) return *r;
+  const std::lock_guard lock(resolve_mutex);
+  if (const api::Resolved* r = slot.load(std::memory_order_relaxed)) return *r;
+  const std::string_view name = default_only ? kDefaultSolutionName : e.solution_name;
+  ResolvedSolution rs;
+  try {
+    rs = resolve_solution(*session.registry, backend_name, e.problem, name);
+  } catch (const std::exception& ex) {
+    rs.solution.reset();
+    rs.fell_back = true;
+    rs.warning = fmt::format("{}: resolving '{}' failed: {}", signature(e.problem), name, ex.what());
+  }
+  if (rs.fell_back && (e.kind == api::EntryKind::Result || rs.solution == nullptr)) {
+    log(rs.warning);
+  }
+  if (rs.solution == nullptr) {
+    rs.solution = std::make_unique<UnrunnableSolution>(
+        std::string(name), rs.warning.empty() ? "no solution can run this problem here"
+                                              : rs.warning);
+  }
+  api::Resolved& storage = default_only ? e.fallback_storage : e.chosen_storage;
+  storage.solution = rs.solution.get();
+  storage.name = rs.solution->name();
+  try {
+    storage.workspace_bytes = rs.solution->workspace_bytes(e.problem);
+  } catch (const std::exception&) {
+    storage.workspace_bytes = 0;
+  }
+  storage.fell_back = rs.fell_back;
+  (default_only ? e.fallback_owner : e.chosen_owner) = std::move(rs.solution);
+  slot.store(&storage, std::memory_order_release);
+  return storage;
+}
+
+// ---- slow path ----------------------------------------------------------------------------
+
+api::Entry* Context::Impl::add_entry(const Problem& p, std::uint64_t h, api::EntryKind kind,
+                                     std::string name, double time_ms) {
+  entries.push_back(std::make_unique<api::Entry>(p, h, kind, std::move(name), time_ms));
+  return entries.back().get();
+}
+
+void Context::Impl::publish(api::Entry* e) {
+  if (current()->put(e)) return;
+  // Full: a table twice as large with every entry, published at once. The old one stays alive
+  // for readers still probing it.
+  auto bigger = std::make_unique<api::LookupTable>(current()->capacity() * 2);
+  current()->for_each([&](api::Entry* x) { bigger->put(x); });
+  bigger->put(e);
+  tables.push_back(std::move(bigger));
+  table.store(tables.back().get(), std::memory_order_release);
+}
+
+api::Entry* Context::Impl::ensure_entry(const Problem& p, std::uint64_t h) {
+  if (api::Entry* e = current()->find(p, h)) return e;
+  api::Entry* e = add_entry(p, h, api::EntryKind::Untuned, std::string(kDefaultSolutionName), 0);
+  publish(e);
+  return e;
+}
+
+void Context::Impl::rebuild_table() {
+  // Fresh entries (nothing resolved yet) for every problem, in a new table.
+  std::vector<api::Entry*> old;
+  current()->for_each([&](api::Entry* e) { old.push_back(e); });
+  auto fresh = std::make_unique<api::LookupTable>(current()->capacity());
+  for (api::Entry* e : old) {
+    api::Entry* n = add_entry(e->problem, e->hash, e->kind, e->solution_name, e->time_ms);
+    n->recorded.store(e->recorded.load());
+    n->tuning_attempted.store(e->tuning_attempted.load());
+    fresh->put(n);
+  }
+  tables.push_back(std::move(fresh));
+  table.store(tables.back().get(), std::memory_order_release);
+}
+
+api::Entry* Context::Impl::slow_path(const Problem& p, std::uint64_t h) {
+  const unsigned f = flags.load();
+  api::Entry* e = nullptr;
+  {
+    const std::lock_guard lock(writer);
+    e = ensure_entry(p, h);
+    if ((f & kEnabled) == 0 || e->kind == api::EntryKind::Result) return e;
+    if ((f & kTuning) == 0 || e->tuning_attempted.load()) {
+      maybe_record(*e, f);
+      return e;
+    }
+  }
+  api::Entry* tuned = tune_once(p, h);
+  return tuned != nullptr ? tuned : e;
+}
+
+api::Entry* Context::Impl::tune_once(const Problem& p, std::uint64_t h) {
+  std::promise<api::Entry*> promise;
+  std::shared_future<api::Entry*> in_flight;
+  {
+    const std::lock_guard lock(writer);
+    if (auto it = inflight.find(p); it != inflight.end()) {
+      in_flight = it->second;
+    } else {
+      inflight.emplace(p, promise.get_future().share());
+    }
+  }
+  if (in_flight.valid()) return in_flight.get();  // another thread is tuning it: wait for it
+  api::Entry* result = nullptr;
+  try {
+    result = tune_and_publish(p, h);
+  } catch (const std::exception& ex) {
+    log(fmt::format("tuning {} failed: {}", signature(p), ex.what()));
+  }
+  {
+    const std::lock_guard lock(writer);
+    inflight.erase(p);
+    if (result == nullptr) result = ensure_entry(p, h);
+  }
+  promise.set_value(result);
+  return result;
+}
+
+api::Entry* Context::Impl::tune_and_publish(const Problem& p, std::uint64_t h) {
+  TuningReport report;
+  std::string error;
+  {
+    const std::lock_guard tuning(tuning_mutex);
+    if (verbose()) log(fmt::format("tuning {}", signature(p)));
+    try {
+      Tuner tuner(*session.backend, *session.registry, tuner_options());
+      report = tuner.tune(p);
+      if (!report.ok()) error = report.error.empty() ? "no winner" : report.error;
+    } catch (const std::exception& ex) {
+      error = ex.what();
+    }
+  }
+  const std::lock_guard lock(writer);
+  if (error.empty()) {
+    api::Entry* r = add_entry(p, h, api::EntryKind::Result, report.winner,
+                              report.winner_stats.median_ms);
+    publish(r);
+    tuning_errors.erase(p);
+    const ResultEntry line{p.op_signature(), p.params_signature(), report.winner,
+                           report.winner_stats.median_ms, {}};
+    master.upsert(line);
+    append_result(line, report.candidates);
+    if (verbose()) {
+      log(fmt::format("tuned {}: {} ({} ms, {:.2f}x over Default)", signature(p), report.winner,
+                      format_time_ms(report.winner_stats.median_ms),
+                      report.speedup_over_default()));
+    }
+    return r;
+  }
+  log(fmt::format("tuning {} failed: {}; it runs Default", signature(p), error));
+  tuning_errors[p] = error;
+  api::Entry* e = ensure_entry(p, h);
+  e->tuning_attempted.store(true);
+  maybe_record(*e, flags.load());
+  return e;
+}
+
+void Context::Impl::maybe_record(api::Entry& e, unsigned f) {
+  if ((f & kRecord) == 0 || e.recorded.load()) return;
+  try {
+    if (recorder.record(e.problem) && verbose()) {
+      log(fmt::format("recorded {} in {}", signature(e.problem), recorder.path()));
+    }
+  } catch (const std::exception& ex) {
+    if (!record_warned) log(fmt::format("record untuned: {}; recording stops", ex.what()));
+    record_warned = true;
+  }
+  e.recorded.store(true);
+}
+
+void Context::Impl::append_result(const ResultEntry& line,
+                                  const std::vector<CandidateReport>& candidates) {
+  try {
+    if (store == nullptr || store_path != results_path) {
+      store.reset();
+      store = open_results_store(results_path);
+      store_path = results_path;
+    }
+    store->append(write_environment, line, candidates);
+  } catch (const std::exception& ex) {
+    store.reset();
+    if (!append_warned) {
+      log(fmt::format("cannot append to {} ({}); results tuned here are kept in memory "
+                      "(write_file saves them elsewhere)",
+                      results_path, ex.what()));
+    }
+    append_warned = true;
+  }
+}
+
+TunerOptions Context::Impl::tuner_options() const {
+  const std::lock_guard lock(settings_mutex);
+  TunerOptions t;
+  t.timing.max_tuning_duration_ms = options.max_tuning_duration_ms;
+  t.timing.max_tuning_iterations = options.max_tuning_iterations;
+  t.timing.max_warmup_duration_ms = options.max_warmup_duration_ms;
+  t.timing.max_warmup_iterations = options.max_warmup_iterations;
+  t.timing.rotating_buffer_mb = options.rotating_buffer_mb;
+  t.check = check;
+  t.search.max_workspace_bytes = options.workspace_mb << 20;
+  return t;
+}
+
+LoadReport Context::Impl::load(const std::string& path) {
+  api::LoadedResults loaded = api::load_results_file(path, environment);
+  LoadReport& r = loaded.report;
+  {
+    const std::lock_guard lock(writer);
+    if (r.found && r.accepted) {
+      if (!loaded.table.environment.empty()) write_environment = loaded.table.environment;
+      for (auto& line : loaded.table.entries) {
+        master.upsert(line);
+        Problem p;
+        try {
+          p = parse_problem(line.op_signature, line.params_signature);
+        } catch (const std::exception&) {
+          ++r.unparsed;
+          continue;
+        }
+        publish(add_entry(p, api::fast_hash(p), api::EntryKind::Result, line.solution,
+                          line.time_ms));
+        ++r.entries;
+      }
+    }
+    load_report = r;
+  }
+  // Said once per load: a refused or partly bad file always, a good one when verbose.
+  if (!r.accepted || r.bad_lines > 0) {
+    log(r.message);
+  } else if (verbose()) {
+    log(r.found ? fmt::format("loaded {} results from {}", r.entries, path) : r.message);
+  }
+  return r;
+}
+
+void Context::Impl::write(const std::string& path) {
+  ResultsTable t;
+  {
+    const std::lock_guard lock(writer);
+    t = master;
+    t.environment = write_environment;
+  }
+  open_results_store(path)->write(t);
+  if (verbose()) log(fmt::format("wrote {} results to {}", t.entries.size(), path));
+}
+
+
+}  // namespace gemmtune
