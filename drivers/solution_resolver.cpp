@@ -19,11 +19,12 @@ ResolvedSolution resolve_solution(const Registry& registry, std::string_view bac
     why = fmt::format("no {} provider knows this solution name", backend);
   }
   out.fell_back = true;
-  out.warning = fmt::format("{},{}: solution '{}' cannot run here ({}); using {}",
-                            problem.op_signature(), problem.params_signature(), name, why,
-                            kDefaultSolutionName);
+  out.warning =
+      fmt::format("{},{}: solution '{}' cannot run here ({}); using {}", problem.op_signature(),
+                  problem.params_signature(), name, why, kDefaultSolutionName);
   if (name == kDefaultSolutionName) return out;  // Default itself cannot run it
-  if (auto d = registry.from_name(backend, problem, kDefaultSolutionName); d && d->supports(problem)) {
+  if (auto d = registry.from_name(backend, problem, kDefaultSolutionName);
+      d && d->supports(problem)) {
     out.solution = std::move(d);
   }
   return out;

@@ -13,8 +13,14 @@ template <typename T>
 __device__ double widen(T v) {
   return static_cast<double>(static_cast<float>(v));
 }
-template <> __device__ double widen<double>(double v) { return v; }
-template <> __device__ double widen<float>(float v) { return v; }
+template <>
+__device__ double widen<double>(double v) {
+  return v;
+}
+template <>
+__device__ double widen<float>(float v) {
+  return v;
+}
 
 __device__ std::int64_t offset_of(const OutputLayout& l, std::int64_t e) {
   const std::int64_t i = e % l.m;
@@ -34,7 +40,9 @@ __device__ double ratio_of(double ref, double got, double atol, double rtol, boo
   return error > 0 ? __longlong_as_double(0x7FF0000000000000ll) : 0.0;
 }
 
-std::int64_t elements(const OutputLayout& l) { return l.m * l.n * l.batch; }
+std::int64_t elements(const OutputLayout& l) {
+  return l.m * l.n * l.batch;
+}
 
 unsigned blocks_for(std::int64_t count) {
   const std::int64_t wanted = (count + 255) / 256;
@@ -100,12 +108,18 @@ __global__ void find_worst_kernel(const T* ref, const T* got, OutputLayout l, do
 template <typename Body>
 cudaError_t dispatch(FillType type, Body&& body) {
   switch (type) {
-    case FillType::F32: return body(static_cast<const float*>(nullptr));
-    case FillType::F64: return body(static_cast<const double*>(nullptr));
-    case FillType::F16: return body(static_cast<const __half*>(nullptr));
-    case FillType::BF16: return body(static_cast<const __nv_bfloat16*>(nullptr));
-    case FillType::E4M3: return body(static_cast<const __nv_fp8_e4m3*>(nullptr));
-    case FillType::E5M2: return body(static_cast<const __nv_fp8_e5m2*>(nullptr));
+    case FillType::F32:
+      return body(static_cast<const float*>(nullptr));
+    case FillType::F64:
+      return body(static_cast<const double*>(nullptr));
+    case FillType::F16:
+      return body(static_cast<const __half*>(nullptr));
+    case FillType::BF16:
+      return body(static_cast<const __nv_bfloat16*>(nullptr));
+    case FillType::E4M3:
+      return body(static_cast<const __nv_fp8_e4m3*>(nullptr));
+    case FillType::E5M2:
+      return body(static_cast<const __nv_fp8_e5m2*>(nullptr));
   }
   return cudaErrorInvalidValue;
 }
@@ -155,8 +169,8 @@ cudaError_t launch_compare(const void* reference, const void* candidate, FillTyp
 cudaError_t launch_find_worst(const void* reference, const void* candidate, FillType type,
                               const OutputLayout& layout, double atol, double rtol,
                               CompareTotals* totals, cudaStream_t stream) {
-  return launch_pass(ComparePass::FindWorst, reference, candidate, type, layout, atol, rtol,
-                     totals, stream);
+  return launch_pass(ComparePass::FindWorst, reference, candidate, type, layout, atol, rtol, totals,
+                     stream);
 }
 
 }  // namespace gemmtune::cuda
