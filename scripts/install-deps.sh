@@ -3,7 +3,7 @@
 # when the CUDA toolkit (nvcc, cuBLAS, cuBLASLt) is already installed; it is not a Debian package.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libcli11-dev libfmt-dev libsqlite3-dev libgtest-dev
-          libgmock-dev libbenchmark-dev libopenblas-dev nlohmann-json3-dev openmpi-bin
+          libgmock-dev libbenchmark-dev libopenblas-dev nlohmann-json3-dev libtoml11-dev openmpi-bin
           clang libclang-rt-14-dev)  # clang and libFuzzer: the parsers' fuzz targets
 missing=()
 for p in "${packages[@]}"; do
