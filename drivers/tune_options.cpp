@@ -12,10 +12,12 @@ std::string describe_tuning(const TunerOptions& tuner) {
   return fmt::format(
       "max_tuning_duration_ms={}\nmax_tuning_iterations={}\nmax_warmup_duration_ms={}\n"
       "max_warmup_iterations={}\nmax_finalists={}\nrotating_buffer_mb={}\nflush_cache={}\n"
-      "numerical_check={}\nsearch={}\nworkspace_mb={}\nseed={}\n",
+      "numerical_check={}\nsearch={}\nproviders={}\nworkspace_mb={}\nseed={}\n",
       t.max_tuning_duration_ms, t.max_tuning_iterations, t.max_warmup_duration_ms,
       t.max_warmup_iterations, t.max_finalists, rotating, t.flush_cache, to_string(tuner.check),
       tuner.search.space == SearchSpace::Exhaustive ? "exhaustive" : "heuristic",
+      tuner.search.providers.empty() ? std::string("all")
+                                     : fmt::format("{}", fmt::join(tuner.search.providers, ",")),
       static_cast<double>(tuner.search.max_workspace_bytes) / (1024.0 * 1024.0), tuner.seed);
 }
 

@@ -27,6 +27,9 @@ struct DeviceProperties {
   std::size_t memory_bytes = 0;    // device memory (host memory for the CPU)
   std::size_t last_level_cache_bytes = 0;  // read from the device or system, never assumed
   int compute_units = 0;           // SMs, or CPU cores
+  // "0000:3b:00.0" (domain:bus:device.function), which names the device to other tools (NVML)
+  // whatever CUDA_VISIBLE_DEVICES says; empty where the backend has none (the CPU).
+  std::string pci_bus_id;
 };
 
 // Memory on the backend's device. Moving the owner moves the allocation.

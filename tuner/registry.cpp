@@ -4,6 +4,11 @@
 
 namespace gemmtune {
 
+bool SearchOptions::searches(std::string_view provider) const {
+  return providers.empty() ||
+         std::find(providers.begin(), providers.end(), provider) != providers.end();
+}
+
 void Registry::add(std::shared_ptr<SolutionProvider> provider) {
   std::lock_guard lock(mutex_);
   auto same = std::find_if(providers_.begin(), providers_.end(), [&](const auto& p) {
@@ -31,7 +36,11 @@ std::vector<std::unique_ptr<Solution>> Registry::enumerate(std::string_view back
                                                            const SearchOptions& options) const {
   std::vector<std::unique_ptr<Solution>> out;
   for (const auto& provider : providers_for(backend)) {
-    for (auto& s : provider->enumerate(problem, options)) out.push_back(std::move(s));
+    if (options.searches(provider->name())) {
+      for (auto& s : provider->enumerate(problem, options)) out.push_back(std::move(s));
+    } else if (auto reference = provider->from_name(problem, kDefaultSolutionName)) {
+      out.push_back(std::move(reference));
+    }
   }
   return out;
 }

@@ -21,7 +21,7 @@ struct Operands {
   const void* a = nullptr;
   const void* b = nullptr;
   void* c = nullptr;
-  const void* bias = nullptr;     // GemmAndBias, ScaledGemm with a bias: m elements
+  const void* bias = nullptr;      // GemmAndBias, ScaledGemm with a bias: m elements
   const float* scale_a = nullptr;  // ScaledGemm: one float (or m for row-wise)
   const float* scale_b = nullptr;  // ScaledGemm: one float (or n for row-wise)
   void* workspace = nullptr;
@@ -68,6 +68,12 @@ enum class SearchSpace { Heuristic, Exhaustive };
 struct SearchOptions {
   SearchSpace space = SearchSpace::Heuristic;
   std::size_t max_workspace_bytes = 32u << 20;
+  // The providers whose candidates are searched, by name; empty = all. Another provider still
+  // contributes its `Default`, the reference every tuning needs (so "cublaslt" alone searches
+  // cuBLASLt against cuBLAS's Default).
+  std::vector<std::string> providers;
+
+  bool searches(std::string_view provider) const;
 };
 
 class SolutionProvider {

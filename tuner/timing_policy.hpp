@@ -32,8 +32,11 @@ struct TimingPolicy {
   bool flush_cache = false;
   // Screening: a few cheap iterations per candidate; candidates whose screening median exceeds
   // screening_keep_factor × the best screening median so far are dropped. 0 iterations = off.
-  int screening_iterations = 3;
-  double screening_duration_ms = 5;
+  // Ten iterations within 3 ms: a 10 µs decode GEMM gets ten samples (with three, the median of
+  // 400 candidates' screenings picked lucky ones and missed the best by 2-4% on an H200), while a
+  // 3 ms GEMM still costs one iteration per candidate.
+  int screening_iterations = 10;
+  double screening_duration_ms = 3;
   double screening_keep_factor = 1.5;
   // How many of the fastest correct candidates of screening go on to the full measurement; the
   // rest are screened out. cuBLASLt offers hundreds of candidates for a skinny problem: measuring

@@ -1,6 +1,7 @@
 #include "tuner/tuner.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -31,10 +32,15 @@ double tflops_at(const Problem& p, double median_ms) {
   return median_ms > 0 ? p.flops() / (median_ms * 1e9) : 0.0;
 }
 
-double mib(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+double mib(std::size_t bytes) {
+  return static_cast<double>(bytes) / (1024.0 * 1024.0);
+}
 
-// Interleaved rounds of the measurement phase (see there).
-constexpr int kMeasurementRounds = 4;
+// Interleaved rounds of the measurement phase (see there). Eight, not four: on an H200 a large
+// GEMM's speed drifted by 10-25% within a second, and four rounds still let one finalist collect
+// a quarter of its samples in a fast stretch the others missed
+// (bench/results/2026-11-21-h200-run2.md).
+constexpr int kMeasurementRounds = 8;
 
 // Runs `body`, turning a candidate's exception into a Failed disposition. A DeviceError is not
 // the candidate's fault and ends the problem.
@@ -77,7 +83,18 @@ bool beats_default(std::span<const double> challenger_ms, std::span<const double
 }
 
 Tuner::Tuner(Backend& backend, const Registry& registry, TunerOptions options)
-    : backend_(backend), registry_(registry), options_(std::move(options)) {}
+    : backend_(backend), registry_(registry), options_(std::move(options)) {
+  // A misspelt provider would silently leave only Default to search.
+  const std::string& backend_name = backend_.properties().backend;
+  std::vector<std::string> known;
+  for (const auto& p : registry_.providers_for(backend_name)) known.emplace_back(p->name());
+  for (const auto& wanted : options_.search.providers) {
+    if (std::find(known.begin(), known.end(), wanted) == known.end()) {
+      throw InputError(fmt::format("no provider '{}' on the {} backend; known: {}", wanted,
+                                   backend_name, fmt::join(known, ", ")));
+    }
+  }
+}
 
 TuningReport Tuner::tune(const Problem& problem, const TuningProgress& progress) {
   TuningReport report;
@@ -148,8 +165,9 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
       continue;
     }
     if (support && needs > options_.search.max_workspace_bytes) {
-      support = Support::no(fmt::format("needs {:.1f} MiB of workspace, more than the {:.1f} MiB allowed",
-                                        mib(needs), mib(options_.search.max_workspace_bytes)));
+      support =
+          Support::no(fmt::format("needs {:.1f} MiB of workspace, more than the {:.1f} MiB allowed",
+                                  mib(needs), mib(options_.search.max_workspace_bytes)));
     }
     if (!support) {
       c.report.disposition = Disposition::Unsupported;
@@ -192,8 +210,8 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   }
   std::optional<OperandSets> sets;
   try {
-    sets.emplace(backend_, problem, report.rotation, workspace_bytes, options_.seed,
-                 options_.alpha, options_.beta);
+    sets.emplace(backend_, problem, report.rotation, workspace_bytes, options_.seed, options_.alpha,
+                 options_.beta);
   } catch (const DeviceError&) {
     throw;
   } catch (const std::exception& e) {
@@ -205,8 +223,7 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   const TimingPolicy& timing = options_.timing;
 
   // One phase of one candidate; false (and Failed) when it threw or failed.
-  auto phase = [&](Candidate& c, const PhaseCaps& caps, std::string_view name,
-                   Measurement& out) {
+  auto phase = [&](Candidate& c, const PhaseCaps& caps, std::string_view name, Measurement& out) {
     if (!guarded(c, name, [&] { out = profiler.run(*c.solution, problem, caps); })) return false;
     if (out.status) return true;
     c.alive = false;
@@ -237,8 +254,9 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   for (auto& c : candidates) {
     if (!c.alive) continue;
     Measurement m;
-    const bool ok = (!warmup_enabled(timing) || phase(c, warmup_caps(timing), "warmup", m)) &&
-                    (!screening_enabled(timing) || phase(c, screening_caps(timing), "screening", m));
+    const bool ok =
+        (!warmup_enabled(timing) || phase(c, warmup_caps(timing), "warmup", m)) &&
+        (!screening_enabled(timing) || phase(c, screening_caps(timing), "screening", m));
     if (!ok) {
       if (c.is_default) return reference_failed();
       finish(c);

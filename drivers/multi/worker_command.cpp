@@ -1,6 +1,7 @@
 #include "drivers/multi/worker_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -45,6 +46,10 @@ std::vector<std::string> worker_arguments(const std::string& executable, const T
     args.insert(args.end(), {"--rotating-buffer-mb", fmt::format("{}", *t.rotating_buffer_mb)});
   }
   if (t.flush_cache) args.emplace_back("--flush-cache");
+  if (!tuner.search.providers.empty()) {
+    args.insert(args.end(),
+                {"--providers", fmt::format("{}", fmt::join(tuner.search.providers, ","))});
+  }
   return args;
 }
 

@@ -67,7 +67,8 @@ class FakeBackend final : public Backend {
     allocated_bytes += bytes;
     return std::make_unique<FakeBuffer>(bytes);
   }
-  void fill_random(Buffer& buffer, DType dtype, std::int64_t elements, std::uint64_t seed) override {
+  void fill_random(Buffer& buffer, DType dtype, std::int64_t elements,
+                   std::uint64_t seed) override {
     GEMMTUNE_EXPECT(dtype == DType::Float32, "fake backend is fp32 only");
     auto* p = static_cast<float*>(buffer.data());
     std::uint64_t state = seed * 2654435761u + 1;
@@ -154,7 +155,8 @@ class FakeSolution final : public Solution {
 
 class FakeProvider final : public SolutionProvider {
  public:
-  explicit FakeProvider(FakeClock& clock) : clock_(clock) {}
+  explicit FakeProvider(FakeClock& clock, std::string name = "fake")
+      : clock_(clock), name_(std::move(name)) {}
   std::shared_ptr<FakeSolutionState> add(std::string name, double ms = 1.0,
                                          Behaviour behaviour = Behaviour::Correct) {
     auto state = std::make_shared<FakeSolutionState>();
@@ -164,7 +166,7 @@ class FakeProvider final : public SolutionProvider {
     states_.push_back(state);
     return state;
   }
-  std::string_view name() const override { return "fake"; }
+  std::string_view name() const override { return name_; }
   std::string_view backend() const override { return "fake"; }
   std::vector<std::unique_ptr<Solution>> enumerate(const Problem&, const SearchOptions&) override {
     std::vector<std::unique_ptr<Solution>> out;
@@ -180,6 +182,7 @@ class FakeProvider final : public SolutionProvider {
 
  private:
   FakeClock& clock_;
+  std::string name_;
   std::vector<std::shared_ptr<FakeSolutionState>> states_;
 };
 

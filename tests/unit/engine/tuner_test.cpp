@@ -20,7 +20,8 @@ struct TunerFixture : ::testing::Test {
   FakeBackend backend;
   Registry registry;
   std::shared_ptr<FakeProvider> provider = std::make_shared<FakeProvider>(backend.clock);
-  Problem problem = Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 8, 6, 5);
+  Problem problem =
+      Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 8, 6, 5);
   TunerOptions options;
 
   TunerFixture() {
@@ -230,6 +231,32 @@ TEST_F(TunerFixture, MeasurementInterleavesSurvivorsSoThatDriftFallsOnAll) {
   EXPECT_EQ(find(r, "Fast").stats.iterations, 20);
 }
 
+TEST_F(TunerFixture, ProvidersLimitTheSearchButDefaultAlwaysRuns) {
+  provider->add("Default", 2.0);
+  provider->add("Fast", 1.0);
+  auto other = std::make_shared<FakeProvider>(backend.clock, "other");
+  other->add("Faster", 0.5);
+  registry.add(other);
+  options.search.providers = {"other"};
+  TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Faster");
+  ASSERT_EQ(r.candidates.size(), 2u);  // Default (from "fake") and Faster; not Fast
+  find(r, "Default");
+  options.search.providers = {"fake"};
+  r = tune();
+  EXPECT_EQ(r.winner, "Fast");
+  EXPECT_EQ(r.candidates.size(), 2u);
+  options.search.providers = {"othr"};
+  try {
+    tune();
+    ADD_FAILURE() << "a misspelt provider must be an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'othr'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("fake, other"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(TunerFixture, DefaultIsRequired) {
   provider->add("Other", 1.0);
   const TuningReport r = tune();
@@ -264,7 +291,8 @@ TEST_F(TunerFixture, OperandsTooLargeForMemoryIsAnError) {
   auto p = std::make_shared<FakeProvider>(small.clock);
   p->add("Default", 1.0);
   reg.add(p);
-  problem = Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 4096, 4096, 4096);
+  problem =
+      Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 4096, 4096, 4096);
   const TuningReport r = Tuner(small, reg, options).tune(problem);
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.error.find("MiB"), std::string::npos) << r.error;
