@@ -48,6 +48,12 @@ DeviceProperties read_properties(int ordinal) {
   p.memory_bytes = prop.totalGlobalMem;
   p.last_level_cache_bytes = static_cast<std::size_t>(attribute(cudaDevAttrL2CacheSize, ordinal));
   p.compute_units = attribute(cudaDevAttrMultiProcessorCount, ordinal);
+  char bus_id[32] = {};
+  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, ordinal) == cudaSuccess) {
+    p.pci_bus_id = bus_id;
+  } else {
+    (void)cudaGetLastError();  // not sticky; the monitor then finds the device by index
+  }
   return p;
 }
 
