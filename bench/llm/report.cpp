@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "solutions/cuda/cublaslt_algo_name.hpp"
+#include "solutions/cuda/skinny_gemm.hpp"
 
 namespace gemmtune::bench {
 namespace {
@@ -100,6 +101,9 @@ double BenchRow::estimated_check_s() const {
 }
 
 std::string short_solution_name(const std::string& name) {
+  if (const auto skinny = cuda::parse_skinny_solution_name(name)) {
+    return fmt::format("skinny r{} t{}", skinny->rows, skinny->threads);
+  }
   const auto c = cuda::parse_algo_name(name);
   if (!c) return name;
   std::string out = fmt::format("id{} t{} s{}", c->id, c->tile, c->stages);
@@ -171,7 +175,7 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
   std::vector<std::string> slower;
   Mean tuning, tuning_decode, tuning_prefill, tuning_bwd;
   double tuning_max = 0;
-  int failed = 0, default_won = 0, split_won = 0;
+  int failed = 0, default_won = 0, split_won = 0, own_won = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const BenchRow& r = rows[i];
     if (r.tuning.ok()) {
@@ -197,6 +201,7 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
     if (r.tuning.winner == kDefaultSolutionName) ++default_won;
     const auto config = cuda::parse_algo_name(r.tuning.winner);
     if (config && config->splitk > 1) ++split_won;
+    if (cuda::parse_skinny_solution_name(r.tuning.winner)) ++own_won;
   }
   const bool any = w_all.count > 0;
 
@@ -238,8 +243,10 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
   md +=
       fmt::format("| mean tuning s | {:.2f} | {:.2f} | {:.2f} | {:.2f} |\n", tuning.arithmetic(),
                   tuning_decode.arithmetic(), tuning_prefill.arithmetic(), tuning_bwd.arithmetic());
-  md += fmt::format("\nWinners: {} Default, {} split-K, {} other cuBLASLt; {} problem(s) failed.\n",
-                    default_won, split_won, w_all.count - default_won - split_won, failed);
+  md += fmt::format(
+      "\nWinners: {} Default, {} gemmtune skinny kernel, {} cuBLASLt split-K, {} other cuBLASLt; "
+      "{} problem(s) failed.\n",
+      default_won, own_won, split_won, w_all.count - default_won - own_won - split_won, failed);
 
   // Diagnostics: the host inside small samples, and the numerical checks inside tuning time.
   Mean g_winner, g_top, g_h0;
