@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 
 #include "tuner/error.hpp"
@@ -49,6 +50,15 @@ bool same_value(double a, double b) {
 }
 
 }  // namespace
+
+bool has_surrounding_space(std::string_view text) {
+  return !text.empty() && (std::isspace(static_cast<unsigned char>(text.front())) ||
+                           std::isspace(static_cast<unsigned char>(text.back())));
+}
+
+bool breaks_a_csv_field(std::string_view text) {
+  return text.find_first_of(",\r\n") != std::string_view::npos;
+}
 
 std::string GemmCase::describe() const {
   return fmt::format("{},{} alpha={} beta={}", problem.op_signature(), problem.params_signature(),

@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tuner/backend.hpp"
@@ -73,6 +74,16 @@ class DeviceGemm {
   std::vector<double> initial_c_;
   std::vector<double> expected_;
 };
+
+// Values per element: 2 for complex types (real, imaginary), else 1.
+inline int parts_of(DType dtype) {
+  return info(dtype).is_complex ? 2 : 1;
+}
+
+// Leading or trailing whitespace, which a results file's reader trims.
+bool has_surrounding_space(std::string_view text);
+// What a results file cannot hold in one field: its CSV has no quoting.
+bool breaks_a_csv_field(std::string_view text);
 
 // Whether element `index` of C (in elements, not values) is one the GEMM writes.
 bool written_by_gemm(const Problem& problem, std::int64_t index);
