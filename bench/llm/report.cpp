@@ -102,7 +102,11 @@ double BenchRow::estimated_check_s() const {
 
 std::string short_solution_name(const std::string& name) {
   if (const auto skinny = cuda::parse_skinny_solution_name(name)) {
-    return fmt::format("skinny r{} t{}", skinny->rows, skinny->threads);
+    if (const auto* core = std::get_if<cuda::SkinnyConfig>(&*skinny)) {
+      return fmt::format("skinny r{} t{}", core->rows, core->threads);
+    }
+    const auto& tc = std::get<cuda::SkinnyTcConfig>(*skinny);
+    return fmt::format("skinny-tc m{} w{}", tc.m_tiles, tc.warps);
   }
   const auto c = cuda::parse_algo_name(name);
   if (!c) return name;

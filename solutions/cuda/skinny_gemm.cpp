@@ -11,8 +11,27 @@
 namespace gemmtune::cuda {
 namespace {
 
-constexpr std::string_view kPrefix = "Gemmtune_Skinny_rows_";
-constexpr std::string_view kThreads = "_threads_";
+struct NameForm {
+  std::string_view prefix, middle;
+};
+constexpr NameForm kCudaCoreName{"Gemmtune_Skinny_rows_", "_threads_"};
+constexpr NameForm kTensorCoreName{"Gemmtune_SkinnyTc_mtiles_", "_warps_"};
+
+// "<prefix><int><middle><int>" → the two ints.
+std::optional<std::pair<int, int>> parse_form(std::string_view name, NameForm form) {
+  if (!name.starts_with(form.prefix)) return std::nullopt;
+  name.remove_prefix(form.prefix.size());
+  const char* end = name.data() + name.size();
+  int first = 0, second = 0;
+  auto [p, ec] = std::from_chars(name.data(), end, first);
+  if (ec != std::errc() || !std::string_view(p, end - p).starts_with(form.middle)) {
+    return std::nullopt;
+  }
+  p += form.middle.size();
+  auto [q, ec2] = std::from_chars(p, end, second);
+  if (ec2 != std::errc() || q != end) return std::nullopt;
+  return std::pair{first, second};
+}
 
 std::optional<SkinnyType> skinny_type(DType dtype) {
   switch (dtype) {
@@ -27,20 +46,27 @@ std::optional<SkinnyType> skinny_type(DType dtype) {
   }
 }
 
-bool compiled(SkinnyConfig config) {
-  for (const SkinnyConfig& c : kSkinnyConfigs) {
-    if (c.rows == config.rows && c.threads == config.threads) return true;
+bool compiled(const SkinnyKernelConfig& config) {
+  if (const auto* c = std::get_if<SkinnyConfig>(&config)) {
+    for (const SkinnyConfig& k : kSkinnyConfigs) {
+      if (k.rows == c->rows && k.threads == c->threads) return true;
+    }
+    return false;
+  }
+  const auto& tc = std::get<SkinnyTcConfig>(config);
+  for (const SkinnyTcConfig& k : kSkinnyTcConfigs) {
+    if (k.m_tiles == tc.m_tiles && k.warps == tc.warps) return true;
   }
   return false;
 }
 
 class SkinnySolution final : public Solution {
  public:
-  SkinnySolution(const Problem& problem, SkinnyConfig config)
+  SkinnySolution(const Problem& problem, SkinnyKernelConfig config)
       : problem_(problem),
         config_(config),
         name_(skinny_solution_name(config)),
-        why_not_(skinny_unsupported_reason(problem)) {
+        why_not_(skinny_unsupported_reason(problem, config)) {
     if (!why_not_ && !compiled(config)) {
       why_not_ = fmt::format("{} is not a compiled configuration", name_);
     }
@@ -75,50 +101,56 @@ class SkinnySolution final : public Solution {
     args.batch = static_cast<int>(p.batch);
     args.alpha = static_cast<float>(ops.alpha);
     args.beta = static_cast<float>(ops.beta);
-    const cudaError_t status = launch_skinny_tn(*skinny_type(p.a_type), config_, args, stream);
+    const SkinnyType type = *skinny_type(p.a_type);
+    const cudaError_t status =
+        std::holds_alternative<SkinnyConfig>(config_)
+            ? launch_skinny_tn(type, std::get<SkinnyConfig>(config_), args, stream)
+            : launch_skinny_tc_tn(type, std::get<SkinnyTcConfig>(config_), args, stream);
     if (status != cudaSuccess) return RunStatus::failure(call_failed_message(name_, status));
     return RunStatus::success();
   }
 
  private:
   Problem problem_;
-  SkinnyConfig config_;
+  SkinnyKernelConfig config_;
   std::string name_;
   std::optional<std::string> why_not_;
 };
 
 }  // namespace
 
-std::string skinny_solution_name(SkinnyConfig config) {
-  return fmt::format("{}{}{}{}", kPrefix, config.rows, kThreads, config.threads);
-}
-
-std::optional<SkinnyConfig> parse_skinny_solution_name(std::string_view name) {
-  if (!name.starts_with(kPrefix)) return std::nullopt;
-  name.remove_prefix(kPrefix.size());
-  SkinnyConfig config;
-  const char* end = name.data() + name.size();
-  auto [p, ec] = std::from_chars(name.data(), end, config.rows);
-  if (ec != std::errc() || std::string_view(p, end - p).substr(0, kThreads.size()) != kThreads) {
-    return std::nullopt;
+std::string skinny_solution_name(const SkinnyKernelConfig& config) {
+  if (const auto* c = std::get_if<SkinnyConfig>(&config)) {
+    return fmt::format("{}{}{}{}", kCudaCoreName.prefix, c->rows, kCudaCoreName.middle, c->threads);
   }
-  p += kThreads.size();
-  auto [q, ec2] = std::from_chars(p, end, config.threads);
-  if (ec2 != std::errc() || q != end) return std::nullopt;
-  return config;
+  const auto& tc = std::get<SkinnyTcConfig>(config);
+  return fmt::format("{}{}{}{}", kTensorCoreName.prefix, tc.m_tiles, kTensorCoreName.middle,
+                     tc.warps);
 }
 
-std::optional<std::string> skinny_unsupported_reason(const Problem& p) {
+std::optional<SkinnyKernelConfig> parse_skinny_solution_name(std::string_view name) {
+  if (const auto v = parse_form(name, kCudaCoreName)) return SkinnyConfig{v->first, v->second};
+  if (const auto v = parse_form(name, kTensorCoreName)) return SkinnyTcConfig{v->first, v->second};
+  return std::nullopt;
+}
+
+std::optional<std::string> skinny_unsupported_reason(const Problem& p,
+                                                     const SkinnyKernelConfig& config) {
+  const bool tensor_cores = std::holds_alternative<SkinnyTcConfig>(config);
   if (p.op != OpKind::Gemm && p.op != OpKind::GemmStridedBatched) {
-    return std::string("the skinny kernel runs Gemm and GemmStridedBatched only");
+    return std::string("the skinny kernels run Gemm and GemmStridedBatched only");
   }
   if (p.transa != Transpose::T || p.transb != Transpose::N) {
-    return std::string("the skinny kernel runs the tn layout only");
+    return std::string("the skinny kernels run the tn layout only");
   }
-  if (!skinny_type(p.a_type) || p.b_type != p.a_type || p.c_type != p.a_type) {
-    return std::string("the skinny kernel runs bf16, fp16 and fp32 only");
+  const auto type = skinny_type(p.a_type);
+  if (!type || p.b_type != p.a_type || p.c_type != p.a_type ||
+      (tensor_cores && *type == SkinnyType::Float32)) {
+    return std::string(tensor_cores ? "the tensor-core skinny kernel runs bf16 and fp16 only"
+                                    : "the skinny kernel runs bf16, fp16 and fp32 only");
   }
-  if (p.n > kSkinnyMaxN) return fmt::format("n = {} > {}", p.n, kSkinnyMaxN);
+  const int max_n = tensor_cores ? kSkinnyTcMaxN : kSkinnyMaxN;
+  if (p.n > max_n) return fmt::format("n = {} > {}", p.n, max_n);
   if (p.batch > kSkinnyMaxBatch) return fmt::format("batch = {} > {}", p.batch, kSkinnyMaxBatch);
   constexpr auto kMaxInt = std::numeric_limits<int>::max();
   if (p.m > kMaxInt || p.k > kMaxInt) return std::string("m or k exceeds 2^31 - 1");
@@ -128,10 +160,13 @@ std::optional<std::string> skinny_unsupported_reason(const Problem& p) {
 std::vector<std::unique_ptr<Solution>> GemmtuneCudaProvider::enumerate(const Problem& problem,
                                                                        const SearchOptions&) {
   std::vector<std::unique_ptr<Solution>> out;
-  if (skinny_unsupported_reason(problem)) return out;
-  for (const SkinnyConfig& config : kSkinnyConfigs) {
-    out.push_back(std::make_unique<SkinnySolution>(problem, config));
-  }
+  auto offer = [&](const SkinnyKernelConfig& config) {
+    if (!skinny_unsupported_reason(problem, config)) {
+      out.push_back(std::make_unique<SkinnySolution>(problem, config));
+    }
+  };
+  for (const SkinnyConfig& config : kSkinnyConfigs) offer(config);
+  for (const SkinnyTcConfig& config : kSkinnyTcConfigs) offer(config);
   return out;
 }
 

@@ -1,32 +1,40 @@
-// The "gemmtune_cuda" provider: gemmtune's own CUDA kernels, today the skinny "tn" kernel of
-// skinny_gemm_kernel.hpp in each compiled configuration, named
+// The "gemmtune_cuda" provider: gemmtune's own CUDA kernels for skinny "tn" GEMMs (the linear
+// layers of LLM decoding), in each compiled configuration:
 //
-//   Gemmtune_Skinny_rows_<rows>_threads_<threads>
+//   Gemmtune_Skinny_rows_<rows>_threads_<threads>     CUDA cores, n ≤ 16, bf16/fp16/fp32
+//                                                      (skinny_gemm_kernel.hpp)
+//   Gemmtune_SkinnyTc_mtiles_<tiles>_warps_<warps>     tensor cores, n ≤ 64, bf16/fp16
+//                                                      (skinny_tc_kernel.hpp)
 //
-// It offers candidates only where the kernel applies (Gemm or GemmStridedBatched, transa = T,
-// transb = N, bf16/fp16/fp32 in and out, n ≤ 16), so that other problems' reports do not fill
-// with inapplicable entries; a stored name on a problem it does not fit rebuilds as unsupported,
-// with the reason, and the lookup falls back to Default. PyTorch does not know these names:
-// `gemmtune db convert --for-pytorch` leaves them out, and `--providers cublas,cublaslt` keeps a
-// tuning to what PyTorch can run.
+// Both run Gemm and GemmStridedBatched with transa = T, transb = N. The provider offers only the
+// candidates that fit a problem, so that other problems' reports do not fill with inapplicable
+// entries; a stored name on a problem it does not fit rebuilds as unsupported, with the reason,
+// and the lookup falls back to Default. PyTorch does not know these names: `gemmtune db convert
+// --for-pytorch` leaves them out, and `--providers cublas,cublaslt` keeps a tuning to what
+// PyTorch can run.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "solutions/cuda/skinny_gemm_kernel.hpp"
+#include "solutions/cuda/skinny_tc_kernel.hpp"
 #include "tuner/solution.hpp"
 
 namespace gemmtune::cuda {
 
-std::string skinny_solution_name(SkinnyConfig config);
-// The configuration a name denotes, or none when it is not a skinny kernel's name.
-std::optional<SkinnyConfig> parse_skinny_solution_name(std::string_view name);
-// Why the skinny kernel cannot run the problem, or nothing when it can.
-std::optional<std::string> skinny_unsupported_reason(const Problem& problem);
+using SkinnyKernelConfig = std::variant<SkinnyConfig, SkinnyTcConfig>;
+
+std::string skinny_solution_name(const SkinnyKernelConfig& config);
+// The configuration a name denotes, or none when it is not one of these kernels' names.
+std::optional<SkinnyKernelConfig> parse_skinny_solution_name(std::string_view name);
+// Why the kernel cannot run the problem, or nothing when it can.
+std::optional<std::string> skinny_unsupported_reason(const Problem& problem,
+                                                     const SkinnyKernelConfig& config);
 
 class GemmtuneCudaProvider final : public SolutionProvider {
  public:

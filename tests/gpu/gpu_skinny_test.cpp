@@ -1,7 +1,7 @@
-// gemmtune's own skinny kernel agrees with a double-precision host reference in every compiled
-// configuration: each dtype, n from 1 to 16, padded leading dimensions, alpha and beta, a
-// strided batch, and shapes that force the element-load path (k or ld not a multiple of the
-// vector, an offset pointer). Names round-trip; problems it does not fit get no candidates.
+// gemmtune's own skinny kernels (CUDA cores and tensor cores) agree with a double-precision host
+// reference in every compiled configuration that fits: each dtype, n from 1 to 64, padded leading
+// dimensions, alpha and beta, a strided batch, and shapes that force the element-load path (k or
+// ld not a multiple of the vector). Names round-trip; problems they do not fit get no candidates.
 #include <gtest/gtest.h>
 
 #include "gpu_support.hpp"
@@ -25,7 +25,10 @@ class SkinnyKernel : public testing::Test {
         fmt::format("{},{} alpha={} beta={}", p.op_signature(), p.params_signature(), alpha, beta));
     DeviceOperands ops(*backend_, p, alpha, beta);
     auto solutions = provider_.enumerate(p, SearchOptions{});
-    ASSERT_EQ(solutions.size(), std::size(cuda::kSkinnyConfigs));
+    std::size_t expected = 0;
+    if (p.n <= cuda::kSkinnyMaxN) expected += std::size(cuda::kSkinnyConfigs);
+    if (p.a_type != DType::Float32) expected += std::size(cuda::kSkinnyTcConfigs);
+    ASSERT_EQ(solutions.size(), expected);
     for (auto& s : solutions) {
       ASSERT_TRUE(s->supports(p)) << s->name() << ": " << s->supports(p).reason;
       EXPECT_EQ(gpu_test::run_and_check(*s, ops), "") << s->name();
@@ -38,7 +41,8 @@ class SkinnyKernel : public testing::Test {
 
 TEST_F(SkinnyKernel, AgreesForEveryDtypeAndWidth) {
   for (DType d : {DType::BFloat16, DType::Float16, DType::Float32}) {
-    for (std::int64_t n : {1, 2, 3, 5, 8, 11, 16}) {
+    for (std::int64_t n : {1, 2, 3, 5, 8, 11, 16, 24, 32, 40, 64}) {
+      if (d == DType::Float32 && n > cuda::kSkinnyMaxN) continue;
       Problem p = Problem::make(OpKind::Gemm, d, Transpose::T, Transpose::N, 300, n, 4096);
       p.lda = p.k + 64;
       p.ldb = p.k + 32;
@@ -57,7 +61,11 @@ TEST_F(SkinnyKernel, AlphaBetaAndBatches) {
 }
 
 TEST_F(SkinnyKernel, ElementLoadsWhereVectorsDoNotFit) {
-  // k and lda odd: no 16-byte vector lines up.
+  // k and lda odd: no 16-byte vector lines up (the tensor-core kernel falls back to element
+  // loads on column slices: n = 40 takes three).
+  check_every_config(
+      Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 77, 40, 1001), 1.0,
+      0.0);
   check_every_config(
       Problem::make(OpKind::Gemm, DType::Float16, Transpose::T, Transpose::N, 77, 3, 1001), 1.0,
       0.0);
@@ -80,11 +88,12 @@ TEST_F(SkinnyKernel, NamesRoundTripAndMisfitsGetNoCandidates) {
   const Problem nn =
       Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::N, Transpose::N, 256, 8, 512);
   EXPECT_TRUE(provider_.enumerate(nn, SearchOptions{}).empty());
-  const Support s = provider_.from_name(nn, cuda::skinny_solution_name({1, 256}))->supports(nn);
+  const Support s =
+      provider_.from_name(nn, cuda::skinny_solution_name(cuda::SkinnyConfig{1, 256}))->supports(nn);
   EXPECT_FALSE(s);
   EXPECT_NE(s.reason.find("tn"), std::string::npos) << s.reason;
   const Problem wide =
-      Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 256, 17, 512);
+      Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 256, 65, 512);
   EXPECT_TRUE(provider_.enumerate(wide, SearchOptions{}).empty());
 }
 

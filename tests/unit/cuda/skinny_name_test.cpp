@@ -1,6 +1,8 @@
 // The skinny kernel's names parse back to their configuration, and nothing else parses.
 #include <gtest/gtest.h>
 
+#include <variant>
+
 #include "solutions/cuda/skinny_gemm.hpp"
 
 namespace gemmtune::cuda {
@@ -10,32 +12,52 @@ TEST(SkinnyName, RoundTripsEveryCompiledConfiguration) {
   for (const SkinnyConfig& c : kSkinnyConfigs) {
     const std::string name = skinny_solution_name(c);
     const auto parsed = parse_skinny_solution_name(name);
-    ASSERT_TRUE(parsed) << name;
-    EXPECT_EQ(parsed->rows, c.rows);
-    EXPECT_EQ(parsed->threads, c.threads);
+    ASSERT_TRUE(parsed && std::holds_alternative<SkinnyConfig>(*parsed)) << name;
+    EXPECT_EQ(std::get<SkinnyConfig>(*parsed).rows, c.rows);
+    EXPECT_EQ(std::get<SkinnyConfig>(*parsed).threads, c.threads);
   }
-  EXPECT_EQ(skinny_solution_name({2, 128}), "Gemmtune_Skinny_rows_2_threads_128");
+  for (const SkinnyTcConfig& c : kSkinnyTcConfigs) {
+    const std::string name = skinny_solution_name(c);
+    const auto parsed = parse_skinny_solution_name(name);
+    ASSERT_TRUE(parsed && std::holds_alternative<SkinnyTcConfig>(*parsed)) << name;
+    EXPECT_EQ(std::get<SkinnyTcConfig>(*parsed).m_tiles, c.m_tiles);
+    EXPECT_EQ(std::get<SkinnyTcConfig>(*parsed).warps, c.warps);
+  }
+  EXPECT_EQ(skinny_solution_name(SkinnyConfig{2, 128}), "Gemmtune_Skinny_rows_2_threads_128");
+  EXPECT_EQ(skinny_solution_name(SkinnyTcConfig{1, 8}), "Gemmtune_SkinnyTc_mtiles_1_warps_8");
 }
 
 TEST(SkinnyName, RejectsOtherNames) {
   for (const char* name : {"Default", "Gemmtune_Skinny_rows_2", "Gemmtune_Skinny_rows_x_threads_1",
-                           "Gemmtune_Skinny_rows_2_threads_128x", "Gemm_Cublaslt_id_1"}) {
+                           "Gemmtune_Skinny_rows_2_threads_128x", "Gemm_Cublaslt_id_1",
+                           "Gemmtune_SkinnyTc_mtiles_1", "Gemmtune_SkinnyTc_mtiles_1_threads_8"}) {
     EXPECT_FALSE(parse_skinny_solution_name(name)) << name;
   }
 }
 
-TEST(SkinnyName, SupportsOnlyWhatTheKernelRuns) {
+TEST(SkinnyName, SupportsOnlyWhatTheKernelsRun) {
   const auto p = [](OpKind op, DType d, Transpose ta, Transpose tb, std::int64_t n) {
     return Problem::make(op, d, ta, tb, 512, n, 256);
   };
   using T = Transpose;
-  EXPECT_FALSE(skinny_unsupported_reason(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 16)));
-  EXPECT_FALSE(skinny_unsupported_reason(p(OpKind::Gemm, DType::Float32, T::T, T::N, 1)));
-  EXPECT_TRUE(skinny_unsupported_reason(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 17)));
-  EXPECT_TRUE(skinny_unsupported_reason(p(OpKind::Gemm, DType::BFloat16, T::N, T::N, 8)));
-  EXPECT_TRUE(skinny_unsupported_reason(p(OpKind::Gemm, DType::TF32, T::T, T::N, 8)));
-  EXPECT_TRUE(skinny_unsupported_reason(p(OpKind::GemmAndBias, DType::BFloat16, T::T, T::N, 8)));
-  EXPECT_TRUE(skinny_unsupported_reason(p(OpKind::Gemm, DType::Float64, T::T, T::N, 8)));
+  const SkinnyKernelConfig core = SkinnyConfig{1, 256};
+  const SkinnyKernelConfig tc = SkinnyTcConfig{1, 8};
+  const auto why = [](const Problem& problem, const SkinnyKernelConfig& c) {
+    return skinny_unsupported_reason(problem, c).has_value();
+  };
+  EXPECT_FALSE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 16), core));
+  EXPECT_FALSE(why(p(OpKind::Gemm, DType::Float32, T::T, T::N, 1), core));
+  EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 17), core));
+  EXPECT_FALSE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 64), tc));
+  EXPECT_FALSE(why(p(OpKind::GemmStridedBatched, DType::Float16, T::T, T::N, 33), tc));
+  EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 65), tc));
+  EXPECT_TRUE(why(p(OpKind::Gemm, DType::Float32, T::T, T::N, 8), tc));
+  for (const auto& c : {core, tc}) {
+    EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::N, T::N, 8), c));
+    EXPECT_TRUE(why(p(OpKind::Gemm, DType::TF32, T::T, T::N, 8), c));
+    EXPECT_TRUE(why(p(OpKind::GemmAndBias, DType::BFloat16, T::T, T::N, 8), c));
+    EXPECT_TRUE(why(p(OpKind::Gemm, DType::Float64, T::T, T::N, 8), c));
+  }
 }
 
 }  // namespace

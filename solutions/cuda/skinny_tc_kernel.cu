@@ -1,0 +1,241 @@
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "solutions/cuda/skinny_tc_kernel.hpp"
+
+namespace gemmtune::cuda {
+namespace {
+
+// D += A·B for one m16n8k16 tile; a: 4 registers of 2 elements, b: 2.
+template <typename T>
+__device__ __forceinline__ void mma_16816(float (&d)[4], unsigned a0, unsigned a1, unsigned a2,
+                                          unsigned a3, unsigned b0, unsigned b1);
+template <>
+__device__ __forceinline__ void mma_16816<__nv_bfloat16>(float (&d)[4], unsigned a0, unsigned a1,
+                                                         unsigned a2, unsigned a3, unsigned b0,
+                                                         unsigned b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+template <>
+__device__ __forceinline__ void mma_16816<__half>(float (&d)[4], unsigned a0, unsigned a1,
+                                                  unsigned a2, unsigned a3, unsigned b0,
+                                                  unsigned b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) {
+  return __bfloat162float(x);
+}
+__device__ __forceinline__ float to_float(__half x) {
+  return __half2float(x);
+}
+template <typename T>
+__device__ __forceinline__ T from_float(float x);
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
+  return __float2bfloat16(x);
+}
+template <>
+__device__ __forceinline__ __half from_float<__half>(float x) {
+  return __float2half(x);
+}
+
+// Fragment layout of m16n8k16 (lane = 4·g + t): A rows g and g+8, k pairs 2t and 2t+8; B column
+// g, the same k pairs; D rows g and g+8, columns 2t and 2t+1. Thread (g, t) loads k 8t..8t+7 of
+// a 32-k chunk, i.e. physical k 8t+{0,1}, 8t+{2,3} feed logical pairs 2t, 2t+8 of the first
+// k-step and 8t+{4,5}, 8t+{6,7} those of the second.
+template <typename T, int MTiles, int NTiles, int Warps>
+__global__ void __launch_bounds__(Warps * 32) skinny_tc_kernel(SkinnyArgs args) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int warp = static_cast<int>(threadIdx.x) >> 5;
+  const int g = lane >> 2;
+  const int t = lane & 3;
+  const auto batch = static_cast<std::int64_t>(blockIdx.y);
+  const T* a = static_cast<const T*>(args.a) + batch * args.stride_a;
+  const T* b = static_cast<const T*>(args.b) + batch * args.stride_b;
+  T* c = static_cast<T*>(args.c) + batch * args.stride_c;
+  const int row0 = static_cast<int>(blockIdx.x) * 16 * MTiles;
+
+  const T* a_rows[MTiles][2];
+#pragma unroll
+  for (int mt = 0; mt < MTiles; ++mt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = min(row0 + mt * 16 + g + 8 * h, args.m - 1);
+      a_rows[mt][h] = a + static_cast<std::int64_t>(row) * args.lda;
+    }
+  }
+  const T* b_cols[NTiles];
+  bool b_live[NTiles];
+#pragma unroll
+  for (int nt = 0; nt < NTiles; ++nt) {
+    const int col = nt * 8 + g;
+    b_live[nt] = col < args.n;
+    b_cols[nt] = b + static_cast<std::int64_t>(min(col, args.n - 1)) * args.ldb;
+  }
+  float acc[MTiles][NTiles][4];
+#pragma unroll
+  for (int mt = 0; mt < MTiles; ++mt) {
+#pragma unroll
+    for (int nt = 0; nt < NTiles; ++nt) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[mt][nt][i] = 0.f;
+    }
+  }
+
+  const uint4 zero = make_uint4(0, 0, 0, 0);
+  const int chunks = (args.k + 31) / 32;
+#pragma unroll 2
+  for (int chunk = warp; chunk < chunks; chunk += Warps) {
+    const int kk = chunk * 32 + 8 * t;
+    const bool in_k = kk < args.k;  // k is a multiple of 8: a thread's 8 are all in or all out
+    uint4 av[MTiles][2];
+#pragma unroll
+    for (int mt = 0; mt < MTiles; ++mt) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        av[mt][h] = in_k ? __ldcs(reinterpret_cast<const uint4*>(a_rows[mt][h] + kk)) : zero;
+      }
+    }
+#pragma unroll
+    for (int nt = 0; nt < NTiles; ++nt) {
+      const uint4 bv =
+          in_k && b_live[nt] ? __ldg(reinterpret_cast<const uint4*>(b_cols[nt] + kk)) : zero;
+#pragma unroll
+      for (int mt = 0; mt < MTiles; ++mt) {
+        mma_16816<T>(acc[mt][nt], av[mt][0].x, av[mt][1].x, av[mt][0].y, av[mt][1].y, bv.x, bv.y);
+        mma_16816<T>(acc[mt][nt], av[mt][0].z, av[mt][1].z, av[mt][0].w, av[mt][1].w, bv.z, bv.w);
+      }
+    }
+  }
+
+  // The warps' partial sums, added in warp order.
+  constexpr int kPerLane = MTiles * NTiles * 4;
+  __shared__ float sums[kPerLane * 32];
+  for (int w = 0; w < Warps; ++w) {
+    if (warp == w) {
+#pragma unroll
+      for (int mt = 0; mt < MTiles; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < NTiles; ++nt) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            float& s = sums[((mt * NTiles + nt) * 4 + i) * 32 + lane];
+            s = w == 0 ? acc[mt][nt][i] : s + acc[mt][nt][i];
+          }
+        }
+      }
+    }
+    __syncthreads();
+  }
+  if (warp != 0) return;
+#pragma unroll
+  for (int mt = 0; mt < MTiles; ++mt) {
+#pragma unroll
+    for (int nt = 0; nt < NTiles; ++nt) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int row = row0 + mt * 16 + g + 8 * (i >> 1);
+        const int col = nt * 8 + 2 * t + (i & 1);
+        if (row >= args.m || col >= args.n) continue;
+        T* out = c + row + static_cast<std::int64_t>(col) * args.ldc;
+        float value = args.alpha * sums[((mt * NTiles + nt) * 4 + i) * 32 + lane];
+        // beta = 0 must not read C: it may hold NaN (BLAS semantics).
+        if (args.beta != 0.f) value = fmaf(args.beta, to_float(*out), value);
+        *out = from_float<T>(value);
+      }
+    }
+  }
+}
+
+template <typename T>
+bool vector_loads_allowed(const SkinnyArgs& args) {
+  constexpr std::int64_t V = 8;
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  const bool batched = args.batch > 1;
+  return aligned(args.a) && aligned(args.b) && args.k % V == 0 && args.lda % V == 0 &&
+         args.ldb % V == 0 && (!batched || (args.stride_a % V == 0 && args.stride_b % V == 0));
+}
+
+template <typename T, int MTiles, int Warps>
+cudaError_t launch_tiles(const SkinnyArgs& args, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>((args.m + 16 * MTiles - 1) / (16 * MTiles)),
+                  static_cast<unsigned>(args.batch));
+  constexpr int kThreads = Warps * 32;
+  if (args.n <= 8) {
+    skinny_tc_kernel<T, MTiles, 1, Warps><<<grid, kThreads, 0, stream>>>(args);
+  } else if (args.n <= 16) {
+    skinny_tc_kernel<T, MTiles, 2, Warps><<<grid, kThreads, 0, stream>>>(args);
+  } else if (args.n <= 32) {
+    skinny_tc_kernel<T, MTiles, 4, Warps><<<grid, kThreads, 0, stream>>>(args);
+  } else if (args.n <= kSkinnyTcMaxN) {
+    skinny_tc_kernel<T, MTiles, 8, Warps><<<grid, kThreads, 0, stream>>>(args);
+  } else {
+    return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+// Element loads on slices of at most kSkinnyMaxN columns (see the header).
+cudaError_t launch_sliced_fallback(SkinnyType type, SkinnyArgs args, cudaStream_t stream) {
+  const int n = args.n;
+  const void* b = args.b;
+  void* c = args.c;
+  const std::size_t element = 2;  // bf16 and fp16
+  for (int j = 0; j < n; j += kSkinnyMaxN) {
+    args.n = n - j < kSkinnyMaxN ? n - j : kSkinnyMaxN;
+    args.b = static_cast<const char*>(b) + static_cast<std::size_t>(j) * args.ldb * element;
+    args.c = static_cast<char*>(c) + static_cast<std::size_t>(j) * args.ldc * element;
+    const cudaError_t e = launch_skinny_tn(type, SkinnyConfig{1, 256}, args, stream);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+template <typename T>
+cudaError_t launch_typed(SkinnyTcConfig config, const SkinnyArgs& args, cudaStream_t stream) {
+  switch (config.m_tiles * 100 + config.warps) {
+    case 104:
+      return launch_tiles<T, 1, 4>(args, stream);
+    case 108:
+      return launch_tiles<T, 1, 8>(args, stream);
+    case 116:
+      return launch_tiles<T, 1, 16>(args, stream);
+    case 208:
+      return launch_tiles<T, 2, 8>(args, stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace
+
+cudaError_t launch_skinny_tc_tn(SkinnyType type, SkinnyTcConfig config, const SkinnyArgs& args,
+                                cudaStream_t stream) {
+  if (args.m <= 0 || args.n <= 0 || args.n > kSkinnyTcMaxN || args.batch <= 0 ||
+      args.batch > kSkinnyMaxBatch) {
+    return cudaErrorInvalidValue;
+  }
+  switch (type) {
+    case SkinnyType::BFloat16:
+      return vector_loads_allowed<__nv_bfloat16>(args)
+                 ? launch_typed<__nv_bfloat16>(config, args, stream)
+                 : launch_sliced_fallback(type, args, stream);
+    case SkinnyType::Float16:
+      return vector_loads_allowed<__half>(args) ? launch_typed<__half>(config, args, stream)
+                                                : launch_sliced_fallback(type, args, stream);
+    case SkinnyType::Float32:
+      break;
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace gemmtune::cuda
