@@ -185,6 +185,12 @@ void run_mamf_command(MamfCliOptions& cli, const std::string& command_line) {
     fmt::print("best mean {:.1f} TFLOPS @ {} ({} of {} shapes){}\n", result.baseline.best().mean,
                result.baseline.best_mean_shape().text(), result.baseline.shapes(),
                result.planned_shapes, o.output_file.empty() ? "" : "; full report in " + o.output_file);
+    if (result.monitor) {
+      // The monitor's verdict, its last line: "  throttled during measurements: no".
+      const std::string text = monitor::format_monitor_summary(*result.monitor);
+      const std::size_t last = text.rfind('\n', text.size() - 2);
+      fmt::print("GPU monitor: {}", text.substr(text.find_first_not_of(' ', last + 1)));
+    }
   }
   if (result.interrupted) throw ExitWith(ExitCode::Partial, "interrupted");
   if (result.baseline.shapes() < result.planned_shapes) {
@@ -253,6 +259,11 @@ void setup_mamf(CLI::App& app) {
   cmd->add_option("--db", o.store_file,
                   "Also store every shape's result in this results store (.db, .sqlite, .csv)");
   cmd->add_option("--plot", o.plot_file, "Draw TFLOPS over the sweep into this SVG file");
+  cmd->add_option("--monitor-interval-ms", o.monitor_interval_ms,
+                  "Sample the GPU's clocks, power and throttling every N ms through NVML (0 = off)")
+      ->envname("GEMMTUNE_MONITOR_INTERVAL_MS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->callback([cli, cmd] {
     cli->run.tuner.seed = cli->run.bench.seed;
     run_mamf_command(*cli, command_line_of(*cmd));

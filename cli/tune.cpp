@@ -234,6 +234,10 @@ void run_tune_command(TuneCliOptions& cli) {
   }
   if (!diagnostics.empty()) fmt::print(stderr, "{}", diagnostics.format_all());
   print_summary(options, summary);
+  if (summary.monitor) {
+    std::fflush(stdout);
+    fmt::print(stderr, "\n{}", monitor::format_monitor_summary(*summary.monitor));
+  }
   if (!summary.complete()) {
     throw ExitWith(ExitCode::Partial, summary.interrupted ? "interrupted; rerun to resume"
                                                           : "some problems were not tuned");
@@ -343,6 +347,11 @@ void setup_tune(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", o.tuner.seed, "Seed of the random operands")
       ->envname("GEMMTUNE_SEED")
+      ->capture_default_str();
+  cmd->add_option("--monitor-interval-ms", o.monitor_interval_ms,
+                  "Sample the GPU's clocks, power and throttling every N ms through NVML (0 = off)")
+      ->envname("GEMMTUNE_MONITOR_INTERVAL_MS")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_flag("--strict", o.strict, "Stop at the first bad input line instead of skipping it")
       ->envname("GEMMTUNE_STRICT");

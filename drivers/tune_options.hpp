@@ -23,6 +23,8 @@ struct TuneOptions {
   TunerOptions tuner;
   bool strict = false;   // stop at the first bad input line
   bool verbose = false;  // every candidate's disposition
+  // The GPU monitor's sampling interval (drivers/monitor/), ms; 0 = off. CUDA devices only.
+  int monitor_interval_ms = 100;
 
   // Several devices, one worker process each (--gpus, --devices, --workers); empty: tune in this
   // process on `device`. With the CPU backend the ordinals only name the workers and their files.

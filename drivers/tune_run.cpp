@@ -7,6 +7,7 @@
 
 #include "db/results_store.hpp"
 #include "db/untuned_file.hpp"
+#include "drivers/monitor/start_monitor.hpp"
 #include "drivers/multi/coordinator.hpp"
 #include "drivers/multi/output_names.hpp"
 #include "tuner/error.hpp"
@@ -38,6 +39,10 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
       todo.push_back(&e);
     }
   }
+  monitor::MonitorOptions monitor_options;
+  monitor_options.interval_ms = options.monitor_interval_ms;
+  monitor::MonitorStart gpu = monitor::start_monitor_for(backend, monitor_options);
+  if (!gpu.note.empty()) observer.on_note(gpu.note);
   observer.on_start(summary.device, todo.size(), summary.already_tuned);
 
   Tuner tuner(backend, *session.registry, options.tuner);
@@ -56,9 +61,11 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
       continue;
     }
     observer.on_problem(entry, i, todo.size());
+    std::optional<monitor::MeasurementWindow> window(std::in_place, gpu.monitor.get());
     TuningReport report = tuner.tune(entry.problem, [&](const CandidateReport& c, int d, int t) {
       observer.on_candidate(c, d, t);
     });
+    window.reset();
     observer.on_result(report);
     if (!report.ok()) {
       summary.failed.push_back({entry.op_signature, entry.params_signature, report.error});
@@ -74,6 +81,10 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
     summary.tuned.push_back(std::move(report));
   }
 
+  if (gpu.monitor) {
+    gpu.monitor->stop();
+    summary.monitor = gpu.monitor->summary();
+  }
   const char* status = summary.interrupted ? "interrupted" : summary.complete() ? "ok" : "partial";
   store->record_run(
       {command_line, describe(options), started, std::chrono::system_clock::now(), status});

@@ -5,10 +5,12 @@
 // it is found, so that an interrupted run (kill -9 included) loses at most the problems in flight.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "db/diagnostics.hpp"
+#include "drivers/monitor/monitor_summary.hpp"
 #include "drivers/tune_options.hpp"
 #include "drivers/tune_problems.hpp"
 #include "tuner/tuner.hpp"
@@ -49,6 +51,10 @@ struct TuneSummary {
   std::vector<std::string>
       outputs;  // files written (multi-device runs: per device, gathered, copies)
   std::vector<std::string> notes;  // what the run wants said (gather conflicts, refusals)
+  // What the GPU monitor saw while this process tuned (one device, in this process, with the
+  // monitor on); measurement windows are the problems' tunings. Multi-device workers print
+  // theirs on stderr.
+  std::optional<monitor::MonitorSummary> monitor;
   double wall_s = 0;
 
   bool complete() const { return failed.empty() && bad_lines == 0 && !interrupted; }

@@ -28,6 +28,7 @@ struct MamfOptions {
   std::string results_file; // look solutions up here (before tuning)
   TunerOptions tuner;       // how --tuned tunes
   double sustained_seconds = 0;
+  int monitor_interval_ms = 100;      // GPU monitor sampling (drivers/monitor/), ms; 0 = off
   std::optional<double> peak_tflops;  // overrides the device spec tables
   std::string device_specs_dir;       // read the spec tables here instead of the built-in ones
   std::string store_file;             // results store (.db/.sqlite/.csv) for every shape

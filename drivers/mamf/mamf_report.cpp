@@ -124,6 +124,7 @@ std::string format_summary(const SummaryInfo& info) {
     out += "\nNotes:\n";
     for (const auto& n : info.notes) out += fmt::format("- {}\n", n);
   }
+  if (!info.monitor.empty()) out += "\n" + info.monitor;
   out += "\nLegend: TFLOPS = 10**12 FLOPS\n";
   out += fmt::format("Elapsed time: {}\n", format_elapsed(info.elapsed_seconds));
   return out;

@@ -64,6 +64,7 @@ struct SummaryInfo {
   bool interrupted = false;
   int planned_shapes = 0;
   std::vector<std::string> notes;  // shapes that failed, fallbacks
+  std::string monitor;  // the GPU monitor's summary (monitor::format_monitor_summary); "": none
   double elapsed_seconds = 0;
 };
 

@@ -13,6 +13,7 @@
 #include "drivers/mamf/device_specs.hpp"
 #include "drivers/mamf/shape_bench.hpp"
 #include "drivers/mamf/svg_plot.hpp"
+#include "drivers/monitor/start_monitor.hpp"
 #include "drivers/solution_resolver.hpp"
 #include "tuner/error.hpp"
 #include "validator/collect.hpp"
@@ -102,6 +103,9 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   const Registry& registry = *session.registry;
   const DeviceProperties& props = backend.properties();
   result.device_name = props.name;
+  monitor::MonitorOptions monitor_options;
+  monitor_options.interval_ms = o.monitor_interval_ms;
+  monitor::MonitorStart gpu = monitor::start_monitor_for(backend, monitor_options);
   const Environment environment = collect_environment(backend);
   result.efficiency = efficiency_for(o, props.name);
   std::map<ResultKey, std::string> looked_up;
@@ -152,6 +156,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
                                              result.efficiency->peak_tflops, info(o.dtype).cli_name,
                                              result.efficiency->source));
   }
+  if (!gpu.note.empty()) header.measurement.push_back(gpu.note);
   header.notes = o.notes;
   observer.text(format_header(header));
 
@@ -239,6 +244,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
         }, g_stop);
       }
       const auto measure = [&](Solution& s) {
+        const monitor::MeasurementWindow window(gpu.monitor.get());
         const Measurement m = bench.measure(s);
         if (!m.status) throw InputError(fmt::format("{} failed: {}", s.name(), m.status.error));
         return ShapeResult{shape, tflops_of(problem.flops(), m.stats), m.stats, s.name()};
@@ -297,6 +303,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
     progress.phase = "sustained";
     observer.progress(progress);
     bench.run_for(*sol.solution, 1.0);  // sizes the windows; not counted
+    const monitor::MeasurementWindow measuring(gpu.monitor.get());
     const auto held_since = Clock::now();
     while (seconds_since(held_since) < o.sustained_seconds && !g_stop.load()) {
       const Measurement m = bench.run_for(*sol.solution, 1000.0);
@@ -330,6 +337,11 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   summary.planned_shapes = result.planned_shapes;
   summary.notes = result.notes;
   summary.elapsed_seconds = result.elapsed_seconds;
+  if (gpu.monitor) {
+    gpu.monitor->stop();
+    result.monitor = gpu.monitor->summary();
+    summary.monitor = monitor::format_monitor_summary(*result.monitor);
+  }
   observer.text(format_summary(summary));
 
   if (!o.plot_file.empty()) {

@@ -23,6 +23,7 @@
 #include "drivers/mamf/mamf_options.hpp"
 #include "drivers/mamf/mamf_report.hpp"
 #include "drivers/mamf/sweep_stats.hpp"
+#include "drivers/monitor/monitor_summary.hpp"
 
 namespace gemmtune::mamf {
 
@@ -58,6 +59,9 @@ struct MamfResult {
   std::vector<std::string> notes;
   double elapsed_seconds = 0;
   std::string device_name;
+  // What the GPU monitor saw; its measurement windows are the timed measurements of the sweep
+  // and the sustained window. Empty where the monitor was off.
+  std::optional<monitor::MonitorSummary> monitor;
 };
 
 MamfResult run_mamf(const MamfOptions& options, MamfObserver& observer,

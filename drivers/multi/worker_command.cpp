@@ -41,6 +41,8 @@ std::vector<std::string> worker_arguments(const std::string& executable, const T
       fmt::format("{}", static_cast<double>(tuner.search.max_workspace_bytes) / (1024.0 * 1024.0)),
       "--seed",
       std::to_string(tuner.seed),
+      "--monitor-interval-ms",
+      std::to_string(options.monitor_interval_ms),
   };
   if (t.rotating_buffer_mb) {
     args.insert(args.end(), {"--rotating-buffer-mb", fmt::format("{}", *t.rotating_buffer_mb)});

@@ -10,6 +10,7 @@
 
 #include "db/results_store.hpp"
 #include "db/untuned_file.hpp"
+#include "drivers/monitor/start_monitor.hpp"
 #include "drivers/multi/worker_protocol.hpp"
 #include "validator/collect.hpp"
 
@@ -42,6 +43,19 @@ class Channel {
  private:
   int fd_;
 };
+
+// The monitor's note at start and its summary at the end, on stderr, each line naming the device.
+void say_on_stderr(const std::string& device, const std::string& text) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    out += fmt::format("{}: {}\n", device, text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  fmt::print(stderr, "{}", out);
+}
 
 WorkerMessage message(WorkerMessage::Kind kind, std::string key, std::string text) {
   WorkerMessage m;
@@ -85,6 +99,23 @@ int run_worker(const TuneOptions& options, const FaultInjection& faults) {
   ready.environment = environment;
   channel.say(ready);
 
+  monitor::MonitorOptions monitor_options;
+  monitor_options.interval_ms = options.monitor_interval_ms;
+  monitor::MonitorStart gpu = monitor::start_monitor_for(*session.backend, monitor_options);
+  if (!gpu.note.empty()) say_on_stderr(ready.text, gpu.note);
+  struct SummaryAtEnd {
+    monitor::MonitorStart& gpu;
+    const std::string& device;
+    ~SummaryAtEnd() {
+      if (!gpu.monitor) return;
+      gpu.monitor->stop();
+      try {
+        say_on_stderr(device, monitor::format_monitor_summary(gpu.monitor->summary()));
+      } catch (...) {  // a report that cannot be written is not worth a crash
+      }
+    }
+  } summary_at_end{gpu, ready.text};
+
   Tuner tuner(*session.backend, *session.registry, options.tuner);
   for (std::string line; std::getline(std::cin, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -105,7 +136,9 @@ int run_worker(const TuneOptions& options, const FaultInjection& faults) {
       return 1;
     }
 
+    std::optional<monitor::MeasurementWindow> window(std::in_place, gpu.monitor.get());
     TuningReport report = tuner.tune(entry.problem);
+    window.reset();
     if (!report.ok()) {
       channel.say(message(report.fatal ? Kind::Fatal : Kind::Failed, key, report.error));
       if (report.fatal) return 1;

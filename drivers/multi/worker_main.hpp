@@ -13,6 +13,8 @@
 //   GEMMTUNE_TEST_DEVICE_LOST_ON=<params_sig> makes it report its device lost (`fatal`) there, as
 //   a GPU worker does after a sticky CUDA error. They are read once at worker start
 //   (FaultInjection::from_environment) and do nothing when unset.
+// - On a CUDA device the worker runs the GPU monitor (drivers/monitor/) around its tunings and
+//   prints its summary, prefixed with the device, on stderr when it ends.
 #pragma once
 
 #include <string>
