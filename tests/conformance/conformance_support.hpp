@@ -33,7 +33,7 @@ struct GemmCase {
 // complex types), a GemmStridedBatched with gaps between the matrices of C, and GemmAndBias.
 std::vector<GemmCase> gemm_cases(DType dtype);
 
-// One small problem of the dtype for a whole tuning run.
+// One small problem of the dtype for a whole tuning run (tn; fp8: the ScaledGemm above).
 Problem tuning_problem(DType dtype);
 
 // A problem whose C has padding between m and ldc and, for non-fp8 types, gaps between batches;

@@ -1,6 +1,8 @@
 // The BackendConformance tests of a backend's solutions: Default (the numerical reference) for
 // every claimed dtype, the providers' names, and a whole tuning run on the backend. The Backend's
 // own contract is tested in backend_conformance.cpp.
+#include <fmt/format.h>
+
 #include <set>
 
 #include "backend_conformance.hpp"
@@ -108,9 +110,7 @@ TEST_P(BackendConformance, TunerTunesEveryClaimedType) {
   TunerOptions options;
   options.timing.max_tuning_duration_ms = 2;
   options.timing.max_tuning_iterations = 3;
-  options.timing.screening_iterations = 2;
-  options.timing.screening_duration_ms = 1;
-  options.timing.max_finalists = 3;
+  options.timing.screening_iterations = 0;  // no screening: every candidate is checked
   options.timing.rotating_buffer_mb = 1.0;  // several operand sets, rotated
   Tuner tuner(backend(), registry(), options);
   const std::string& name = backend().properties().backend;
@@ -121,6 +121,12 @@ TEST_P(BackendConformance, TunerTunesEveryClaimedType) {
     ASSERT_TRUE(report.ok()) << report.error;
     EXPECT_FALSE(report.fatal);
     EXPECT_NE(registry().from_name(name, p, report.winner), nullptr) << report.winner;
+    std::size_t unsupported = 0;
+    for (const CandidateReport& c : report.candidates) {
+      unsupported += c.disposition == Disposition::Unsupported;
+    }
+    fmt::print("{},{}: {} candidates ({} unsupported), winner {}\n", p.op_signature(),
+               p.params_signature(), report.candidates.size(), unsupported, report.winner);
     for (const CandidateReport& c : report.candidates) {
       if (c.solution == kDefaultSolutionName) {
         EXPECT_TRUE(c.disposition == Disposition::Winner || c.disposition == Disposition::Slower)
