@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <regex>
 
 #include "conformance_support.hpp"
 #include "db/csv_results.hpp"
@@ -77,6 +78,11 @@ TEST_P(BackendConformance, PropertiesAreFilled) {
   // Rotation sizes its operand sets from it: read it from the device, never assume it.
   EXPECT_GT(p.last_level_cache_bytes, 0u);
   EXPECT_GT(p.compute_units, 0);
+  // Optional; where given, domain:bus:device.function, which other tools (NVML) look devices up by.
+  if (!p.pci_bus_id.empty()) {
+    static const std::regex bus_id("[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]");
+    EXPECT_TRUE(std::regex_match(p.pci_bus_id, bus_id)) << p.pci_bus_id;
+  }
 }
 
 TEST_P(BackendConformance, AvailableMemoryIsWithinTheTotal) {
