@@ -17,6 +17,7 @@
 #include <iterator>
 
 #include "cli/app.hpp"
+#include "cli/config_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "drivers/mamf/mamf_report.hpp"
 #include "drivers/mamf/mamf_run.hpp"
@@ -35,6 +36,7 @@ struct MamfCliOptions {
   std::string numerical_check = "on";
   std::string search = "heuristic";
   double peak_tflops = 0;
+  ConfigChoice config;  // --config, --configs-dir, --device-config, --show-config
 };
 
 // Lock-free, so that the handler may touch it.
@@ -163,6 +165,8 @@ void run_mamf_command(MamfCliOptions& cli, const std::string& command_line) {
   o.tuner.check = parse_numerical_check(cli.numerical_check);
   o.tuner.search.space = cli.search == "exhaustive" ? SearchSpace::Exhaustive : SearchSpace::Heuristic;
   if (cli.peak_tflops > 0) o.peak_tflops = cli.peak_tflops;
+  o.device_spec = cli.config.device_spec();
+  o.config = cli.config.text();
 
   MamfConsole console(o.output_file, o.verbose);
   g_interrupts.store(0);
@@ -252,10 +256,8 @@ void setup_mamf(CLI::App& app) {
                 "Rotate operand copies (2x last-level cache) instead of flushing the cache");
   cmd->add_option("--seed", o.bench.seed, "Seed of the random operands")->capture_default_str();
   cmd->add_option("--peak-tflops", cli->peak_tflops,
-                  "Peak TFLOPS for the efficiency figure (default: configs/devices tables)")
+                  "Peak TFLOPS for the efficiency figure (default: the device's configuration)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--device-specs", o.device_specs_dir,
-                  "Directory of device spec JSON files to use instead of the built-in ones");
   cmd->add_option("--db", o.store_file,
                   "Also store every shape's result in this results store (.db, .sqlite, .csv)");
   cmd->add_option("--plot", o.plot_file, "Draw TFLOPS over the sweep into this SVG file");
@@ -264,6 +266,13 @@ void setup_mamf(CLI::App& app) {
       ->envname("GEMMTUNE_MONITOR_INTERVAL_MS")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  // Layered configuration: [mamf] and the device's peaks ([device]) of configs/default.toml < the
+  // device's file < --config FILE.
+  ConfigHooks hooks;
+  hooks.device_name = [cli] {
+    return device_name(parse_backend_kind(cli->backend), cli->run.device);
+  };
+  attach_config(*cmd, "mamf", cli->config, hooks);
   cmd->callback([cli, cmd] {
     cli->run.tuner.seed = cli->run.bench.seed;
     run_mamf_command(*cli, command_line_of(*cmd));

@@ -14,6 +14,7 @@
 #include <numeric>
 
 #include "cli/app.hpp"
+#include "cli/config_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/text_table.hpp"
 #include "db/untuned_file.hpp"
@@ -38,6 +39,7 @@ struct TuneCliOptions {
   std::string shard;
   bool worker = false;  // internal: the worker side of a multi-device run
   std::string command_line;
+  ConfigChoice config;  // --config, --configs-dir, --device-config, --show-config
 };
 
 // Progress on a terminal, one redrawn line on stderr; silent when stderr is not a terminal.
@@ -214,6 +216,7 @@ void run_tune_command(TuneCliOptions& cli) {
   options.tuner.search.max_workspace_bytes =
       static_cast<std::size_t>(cli.workspace_mb * 1024.0 * 1024.0);
   if (cli.rotating_buffer_mb >= 0) options.tuner.timing.rotating_buffer_mb = cli.rotating_buffer_mb;
+  options.config = cli.config.text();
   if (cli.worker) {
     const int status = run_worker(options, FaultInjection::from_environment());
     if (status != 0) throw ExitWith(static_cast<ExitCode>(status));
@@ -357,6 +360,18 @@ void setup_tune(CLI::App& app) {
       ->envname("GEMMTUNE_STRICT");
   cmd->add_flag("-v,--verbose", o.verbose, "Print the options and every candidate's disposition")
       ->envname("GEMMTUNE_VERBOSE");
+  // Layered configuration: [tune] of configs/default.toml < the device's file < --config FILE.
+  // Workers are told every setting on their command line and load nothing.
+  ConfigHooks hooks;
+  hooks.device_name = [cli] {
+    const BackendKind kind = cli->workers > 0 ? BackendKind::Cpu
+                             : cli->gpus > 0  ? BackendKind::Cuda
+                                              : parse_backend_kind(cli->backend);
+    return device_name(kind, cli->run.device);
+  };
+  hooks.skip = [cli] { return cli->worker; };
+  hooks.verbose = [cli] { return cli->run.verbose; };
+  attach_config(*cmd, "tune", cli->config, hooks);
   cmd->callback([cli, cmd] {
     cli->command_line = "gemmtune tune";
     for (const auto& arg : cmd->remaining(true)) cli->command_line += " " + arg;

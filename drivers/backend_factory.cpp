@@ -37,6 +37,22 @@ bool cuda_available() {
 #endif
 }
 
+std::string device_name(BackendKind kind, int ordinal) {
+  if (kind == BackendKind::Auto) kind = cuda_available() ? BackendKind::Cuda : BackendKind::Cpu;
+  if (kind == BackendKind::Cpu) return cpu::cpu_model_name();
+#ifdef GEMMTUNE_HAVE_CUDA
+  cudaDeviceProp prop{};
+  if (ordinal < 0 || ordinal >= cuda_device_count() ||
+      cudaGetDeviceProperties(&prop, ordinal) != cudaSuccess) {
+    return {};
+  }
+  return prop.name;
+#else
+  (void)ordinal;
+  return {};
+#endif
+}
+
 BackendSession open_backend(BackendKind kind, int ordinal) {
   BackendSession session;
   session.registry = std::make_shared<Registry>();

@@ -26,6 +26,11 @@ struct BackendSession {
   std::shared_ptr<Registry> registry;
 };
 
+// The name of device `ordinal` of a backend (auto: CUDA where a GPU is present), as its
+// properties would give it, without opening the backend; "" where it cannot be told (CUDA not
+// built or no such device). Cheap: for choosing a device's configuration before a run.
+std::string device_name(BackendKind kind, int ordinal = 0);
+
 // Opens the backend on device `ordinal` and registers its solutions. Asking for CUDA where it
 // is missing (not built, no driver, no GPU) is an InputError saying which.
 BackendSession open_backend(BackendKind kind, int ordinal = 0);

@@ -25,11 +25,12 @@ std::string describe(const TuneOptions& o) {
   return fmt::format(
       "inputs={}\nproblems={}\noutput={}\nbackend={}\ndevice={}\n{}strict={}\n"
       "monitor_interval_ms={}\ndevices={}\n"
-      "problem_timeout_s={}\nmax_worker_restarts={}\nshard={}/{} ({})\n",
+      "problem_timeout_s={}\nmax_worker_restarts={}\nshard={}/{} ({})\n{}",
       fmt::join(o.inputs, " "), fmt::join(o.problems, " "), o.output, to_string(o.backend),
       o.device, describe_tuning(o.tuner), o.strict, o.monitor_interval_ms,
       fmt::join(o.devices, ","), o.problem_timeout_s,
-      o.max_worker_restarts, o.shard.index, o.shard.count, o.shard.source);
+      o.max_worker_restarts, o.shard.index, o.shard.count, o.shard.source,
+      o.config.empty() ? std::string() : "# effective configuration\n" + o.config);
 }
 
 }  // namespace gemmtune

@@ -32,12 +32,15 @@ struct TuneOptions {
   double problem_timeout_s = 0;  // a worker longer on one problem is killed (0 = no limit)
   int max_worker_restarts = 3;   // per device, after a worker died
   Shard shard;                   // this rank's share of the problems (count 1: all of them)
+  // The effective layered configuration (TOML; cli/config_options.hpp), recorded with the run.
+  std::string config;
   // The gemmtune executable that workers run; empty: this process's own (/proc/self/exe). Set by
   // tests and by programs that embed the drivers.
   std::string worker_executable;
 };
 
-// The effective options, one "key=value" per line, for reports and the runs table.
+// The effective options, one "key=value" per line, for reports and the runs table; then the
+// effective configuration, when there is one.
 std::string describe(const TuneOptions& options);
 
 // The part of describe() that decides how a problem is tuned (timing, checks, search, seed): what

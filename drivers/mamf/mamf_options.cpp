@@ -15,14 +15,16 @@ std::string describe(const MamfOptions& o) {
       "num_warmup_iterations={}\ncache={}\nseed={}\nmax_warmup_seconds={}\ntuned={}\n"
       "results={}\nmax_finalists={}\nnumerical_check={}\nsustained={}\nmonitor_interval_ms={}\n"
       "peak_tflops={}\n"
-      "device_specs={}\nstore={}\nplot={}\noutput_file={}\n",
+      "device_spec={}\nstore={}\nplot={}\noutput_file={}\n{}",
       dim(o.m), dim(o.n), dim(o.k), info(o.dtype).cli_name, to_string(o.backend), o.device, o.bench.iterations,
       o.bench.warmup_iterations, o.bench.rotate ? "rotate" : "flush", o.bench.seed,
       o.warmup.max_seconds, o.tuned, o.results_file, o.tuner.timing.max_finalists,
       to_string(o.tuner.check), o.sustained_seconds, o.monitor_interval_ms,
-      o.peak_tflops ? fmt::format("{}", *o.peak_tflops) : std::string("from the spec tables"),
-      o.device_specs_dir.empty() ? std::string("built in") : o.device_specs_dir, o.store_file,
-      o.plot_file, o.output_file);
+      o.peak_tflops ? fmt::format("{}", *o.peak_tflops) : std::string("from the device spec"),
+      o.device_spec ? fmt::format("{} ({})", o.device_spec->name, o.device_spec->origin)
+                    : std::string("none"),
+      o.store_file, o.plot_file, o.output_file,
+      o.config.empty() ? std::string() : "# effective configuration\n" + o.config);
 }
 
 }  // namespace gemmtune::mamf

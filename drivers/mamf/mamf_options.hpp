@@ -1,12 +1,14 @@
 // MamfOptions: everything `gemmtune mamf` is told — mamf-finder.py's options under their own names
 // and meanings, plus gemmtune's (tuned solutions, results lookup, sustained window, plot, store,
-// peak) — filled once at start from the command line and printed with every report.
+// peak) — filled once at start from the command line and the layered configuration, and printed
+// with every report.
 #pragma once
 
 #include <optional>
 #include <string>
 
 #include "drivers/backend_factory.hpp"
+#include "drivers/config/device_spec.hpp"
 #include "drivers/mamf/clock_warmup.hpp"
 #include "drivers/mamf/shape_bench.hpp"
 #include "drivers/mamf/shape_range.hpp"
@@ -29,8 +31,9 @@ struct MamfOptions {
   TunerOptions tuner;       // how --tuned tunes
   double sustained_seconds = 0;
   int monitor_interval_ms = 100;      // GPU monitor sampling (drivers/monitor/), ms; 0 = off
-  std::optional<double> peak_tflops;  // overrides the device spec tables
-  std::string device_specs_dir;       // read the spec tables here instead of the built-in ones
+  std::optional<double> peak_tflops;  // overrides the device's
+  std::optional<DeviceSpec> device_spec;  // the configuration's [device]; none: unknown device
+  std::string config;  // the effective configuration (TOML), recorded with the report and run
   std::string store_file;             // results store (.db/.sqlite/.csv) for every shape
   std::string plot_file;              // SVG
   std::string output_file;            // the mamf-finder style log

@@ -29,6 +29,7 @@ std::string format_header(const HeaderInfo& h) {
   for (const auto& [key, value] : h.versions) out += fmt::format("- {}={}\n", key, value);
   out += "\n** Measurement:\n";
   for (const auto& line : h.measurement) out += fmt::format("- {}\n", line);
+  if (!h.configuration.empty()) out += "\n** Configuration:\n" + h.configuration;
   out += "\n** Additional notes:\n- benchmark version: 2 (gemmtune mamf, mamf-finder.py's protocol)\n";
   out += h.notes.empty() ? std::string("\n") : fmt::format("{}\n", h.notes);
   out += fmt::format("\n{}\n\n", std::string(80, '-'));

@@ -24,6 +24,7 @@ struct HeaderInfo {
   std::string device;
   std::vector<std::pair<std::string, std::string>> versions;
   std::vector<std::string> measurement;  // how it measures, one item per line
+  std::string configuration;  // the effective configuration (TOML); empty: no section
   std::string notes;
 };
 

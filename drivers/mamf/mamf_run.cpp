@@ -10,7 +10,6 @@
 
 #include "db/atomic_file.hpp"
 #include "db/results_store.hpp"
-#include "drivers/mamf/device_specs.hpp"
 #include "drivers/mamf/shape_bench.hpp"
 #include "drivers/mamf/svg_plot.hpp"
 #include "drivers/monitor/start_monitor.hpp"
@@ -64,15 +63,12 @@ std::map<ResultKey, std::string> load_results(const std::string& file, const Env
   return out;
 }
 
-std::optional<Efficiency> efficiency_for(const MamfOptions& o, const std::string& device_name) {
+std::optional<Efficiency> efficiency_for(const MamfOptions& o) {
   if (o.peak_tflops) return Efficiency{*o.peak_tflops, "--peak-tflops"};
-  const auto specs = o.device_specs_dir.empty() ? builtin_device_specs()
-                                                : load_device_specs(o.device_specs_dir);
-  const auto spec = find_device_spec(specs, device_name);
-  if (!spec) return std::nullopt;
-  const auto peak = spec->peak_tflops(info(o.dtype).cli_name);
+  if (!o.device_spec) return std::nullopt;
+  const auto peak = o.device_spec->peak_tflops(info(o.dtype).cli_name);
   if (!peak) return std::nullopt;
-  return Efficiency{*peak, fmt::format("{} spec", spec->name)};
+  return Efficiency{*peak, fmt::format("{} spec", o.device_spec->name)};
 }
 
 CandidateReport candidate(const ShapeResult& r, bool winner) {
@@ -107,7 +103,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   monitor_options.interval_ms = o.monitor_interval_ms;
   monitor::MonitorStart gpu = monitor::start_monitor_for(backend, monitor_options);
   const Environment environment = collect_environment(backend);
-  result.efficiency = efficiency_for(o, props.name);
+  result.efficiency = efficiency_for(o);
   std::map<ResultKey, std::string> looked_up;
   if (!o.results_file.empty()) looked_up = load_results(o.results_file, environment);
   result.has_tuned = o.tuned || !o.results_file.empty();
@@ -158,6 +154,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   }
   if (!gpu.note.empty()) header.measurement.push_back(gpu.note);
   header.notes = o.notes;
+  header.configuration = o.config;
   observer.text(format_header(header));
 
   // Warm-up on the first shape, as mamf-finder does, until its timings settle.

@@ -1,0 +1,177 @@
+#include "cli/config_options.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include "cli/exit_codes.hpp"
+#include "tuner/error.hpp"
+
+namespace gemmtune::cli {
+namespace {
+
+// The options attach_config adds: a configuration cannot set them.
+constexpr const char* kOwnOptions[] = {"config", "configs-dir", "device-config", "show-config"};
+
+// Keys of shared tables, and the option that takes each where a subcommand has it.
+constexpr std::pair<const char*, const char*> kSharedKeys[] = {
+    {"monitor.interval_ms", "monitor-interval-ms"},
+};
+
+CLI::Option* option_for(CLI::App& sub, const std::string& name) {
+  if (auto* opt = sub.get_option_no_throw("--" + name)) return opt;
+  std::string dashed = name;
+  std::replace(dashed.begin(), dashed.end(), '_', '-');
+  return sub.get_option_no_throw("--" + dashed);
+}
+
+bool is_flag(const CLI::Option& opt) {
+  return opt.get_expected_max() == 0;
+}
+
+// Where a given option's value came from: its environment variable, if that is set and holds the
+// value; the command line otherwise.
+std::string origin_of(const CLI::Option& opt) {
+  const std::string& env = opt.get_envname();
+  if (!env.empty()) {
+    const char* value = std::getenv(env.c_str());
+    if (value != nullptr && *value != '\0' && opt.results() == std::vector<std::string>{value}) {
+      return env;
+    }
+  }
+  return "command line";
+}
+
+// True when an option that excludes `opt` was given (--m_range and --m, say).
+bool excluded(const CLI::Option& opt) {
+  const std::set<CLI::Option*> excludes = opt.get_excludes();  // a copy
+  return std::any_of(excludes.begin(), excludes.end(),
+                     [](const CLI::Option* o) { return o->count() > 0; });
+}
+
+}  // namespace
+
+std::string ConfigChoice::text() const {
+  if (!effective) return {};
+  return effective->tree.render(true, tables);
+}
+
+std::string ConfigChoice::show_text() const {
+  if (!effective) return {};
+  std::string out = fmt::format(
+      "# gemmtune {}: effective configuration\n# layers: {} < environment "
+      "< command line\n",
+      section, fmt::join(effective->layers, " < "));
+  if (!device_name.empty()) {
+    out += fmt::format("# device: {} ({})\n", device_name,
+                       effective->device_layer.empty() ? "no device file matches"
+                                                       : "device file " + effective->device_layer);
+  }
+  return out + "\n" + effective->tree.render(true);
+}
+
+std::optional<DeviceSpec> ConfigChoice::device_spec() const {
+  if (!effective) return std::nullopt;
+  return device_spec_from(effective->tree);
+}
+
+void apply_config(CLI::App& sub, const std::string& section, ConfigTree& config) {
+  std::vector<std::pair<ConfigEntry, CLI::Option*>> work;
+  for (const ConfigEntry* e : config.under(section)) {
+    const std::string name = e->key.substr(section.size() + 1);
+    CLI::Option* opt = name.find('.') == std::string::npos ? option_for(sub, name) : nullptr;
+    if (opt != nullptr &&
+        (opt->get_lnames().empty() ||
+         std::any_of(std::begin(kOwnOptions), std::end(kOwnOptions),
+                     [&](const char* o) { return opt->get_lnames().front() == o; }))) {
+      opt = nullptr;  // a positional, or one of the configuration's own options
+    }
+    if (opt == nullptr) {
+      throw InputError(fmt::format("{}: {} names no option of gemmtune {} that a configuration "
+                                   "can set",
+                                   e->origin, e->key, sub.get_name()));
+    }
+    work.emplace_back(*e, opt);
+  }
+  for (const auto& [key, option] : kSharedKeys) {
+    const ConfigEntry* e = config.find(key);
+    CLI::Option* opt = sub.get_option_no_throw(std::string("--") + option);
+    if (e != nullptr && opt != nullptr) work.emplace_back(*e, opt);
+  }
+  for (const auto& [e, opt] : work) {
+    if (opt->count() > 0) {
+      // The environment or the command line set it: record what they set.
+      const std::vector<std::string> words =
+          is_flag(*opt) ? std::vector<std::string>{opt->as<bool>() ? "true" : "false"}
+                        : opt->results();
+      config.set(e.key, value_like(e.value, words), origin_of(*opt));
+      continue;
+    }
+    if (is_unset(e.value) || excluded(*opt)) continue;
+    try {
+      opt->add_result(to_option_texts(e.value));
+      opt->run_callback();
+    } catch (const CLI::Error& error) {
+      throw InputError(
+          fmt::format("{}: {} = {}: {}", e.origin, e.key, to_toml(e.value), error.what()));
+    }
+  }
+}
+
+void attach_config(CLI::App& sub, const std::string& section, ConfigChoice& choice,
+                   ConfigHooks hooks) {
+  choice.section = section;
+  choice.tables = {section};
+  for (const auto& [key, option] : kSharedKeys) {
+    if (sub.get_option_no_throw(std::string("--") + option) != nullptr) {
+      choice.tables.emplace_back(top_table(key));
+    }
+  }
+  choice.tables.emplace_back("device");
+  sub.add_option("--config", choice.user_file,
+                 "Configuration file laid over configs/default.toml and the device's file")
+      ->envname("GEMMTUNE_CONFIG");
+  sub.add_option("--configs-dir", choice.configs_dir,
+                 "Read default.toml and devices/*.toml from this directory instead of the "
+                 "built-in copies of configs/")
+      ->envname("GEMMTUNE_CONFIGS_DIR");
+  sub.add_option("--device-config", choice.device_config,
+                 "Device file: auto (by the device's name), none, a file of configs/devices/ "
+                 "(h100_sxm) or a .toml path")
+      ->envname("GEMMTUNE_DEVICE_CONFIG")
+      ->capture_default_str();
+  sub.add_flag("--show-config", choice.show,
+               "Print the effective configuration (TOML, each key's origin) and exit");
+  CLI::App* app = &sub;
+  sub.parse_complete_callback([app, section, &choice, hooks] {
+    if (hooks.skip && hooks.skip()) return;
+    ConfigRequest request;
+    request.configs_dir = choice.configs_dir;
+    request.device_config = choice.device_config;
+    request.user_file = choice.user_file;
+    if ((choice.device_config == "auto" || choice.device_config.empty()) && hooks.device_name) {
+      choice.device_name = hooks.device_name();
+    }
+    request.device_name = choice.device_name;
+    EffectiveConfig effective = load_effective_config(request);
+    for (const auto& warning : effective.notes.warnings) {
+      fmt::print(stderr, "gemmtune: warning: {}\n", warning);
+    }
+    if (choice.show || (hooks.verbose && hooks.verbose())) {
+      for (const auto& change : effective.notes.changes) {
+        fmt::print(stderr, "gemmtune: config: {}\n", change);
+      }
+    }
+    apply_config(*app, section, effective.tree);
+    choice.effective = std::move(effective);
+    if (choice.show) {
+      fmt::print("{}", choice.show_text());
+      throw ExitWith(ExitCode::Success);
+    }
+  });
+}
+
+}  // namespace gemmtune::cli
