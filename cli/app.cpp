@@ -18,6 +18,7 @@ std::unique_ptr<CLI::App> make_app() {
 
   setup_tune(*app);
   setup_mamf(*app);
+  setup_bench(*app);
   auto* db = app->add_subcommand("db", "Inspect, check, convert and merge results files");
   db->require_subcommand(1);
   setup_db_show(*db);

@@ -17,6 +17,7 @@ int run(int argc, char** argv);
 // Registration functions, one per subcommand file.
 void setup_tune(CLI::App& app);
 void setup_mamf(CLI::App& app);
+void setup_bench(CLI::App& app);
 void setup_db_show(CLI::App& db);
 void setup_db_check(CLI::App& db);
 void setup_db_convert(CLI::App& db);

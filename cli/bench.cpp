@@ -1,0 +1,265 @@
+// gemmtune bench WORKLOAD.json: a micro_perf-style GEMM workload (ByteMLPerf byte_micro_perf, old
+// or newer form; docs/bench.md), each case run with Default and with the tuned solution (from
+// --results, else tuned on the spot), reported with micro_perf's metrics as a table on stdout and,
+// when asked, as CSV and JSONL files (rewritten after every case, so an interrupted run keeps
+// what it measured). Progress goes to stderr when it is a terminal. Ctrl-C stops after the case
+// in flight. Exit code 5 (partial) when a row could not be measured or a case was skipped.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <iterator>
+
+#include "cli/app.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/text_table.hpp"
+#include "cli/tuning_options.hpp"
+#include "db/results_store.hpp"
+#include "drivers/backend_factory.hpp"
+#include "drivers/bench/bench_report.hpp"
+#include "drivers/bench/bench_run.hpp"
+#include "drivers/bench/workload.hpp"
+#include "drivers/config/config_layers.hpp"
+#include "drivers/config/device_spec.hpp"
+#include "drivers/tune_options.hpp"
+#include "tuner/error.hpp"
+#include "validator/collect.hpp"
+
+namespace gemmtune::cli {
+namespace {
+
+using namespace gemmtune::bench;
+
+struct BenchCliOptions {
+  std::string workload;
+  std::string backend = "auto";
+  int device = 0;
+  std::string results_file;
+  std::string output_csv;
+  std::string output_jsonl;
+  std::vector<std::string> dtypes;
+  int iterations = 0;  // 0: the workload's
+  double peak_tflops = 0;
+  double peak_bandwidth_gb_s = 0;
+  BenchOptions run;
+  TuningOptionTexts tuning;
+};
+
+// The device's peaks. The one place that knows where device specs live (today the layered
+// configuration's [device] table, configs/devices/*.toml); --peak-* override it.
+DevicePeaks device_peaks(const std::string& device_name, const BenchCliOptions& cli) {
+  DevicePeaks peaks;
+  peaks.source = fmt::format("no device spec matches \"{}\"", device_name);
+  ConfigRequest request;
+  request.device_name = device_name;
+  if (auto spec = device_spec_from(load_effective_config(request).tree)) {
+    if (spec->memory_bandwidth_gb_s > 0) peaks.memory_bandwidth_gb_s = spec->memory_bandwidth_gb_s;
+    for (const auto& [dtype, tflops] : spec->peak_dense_tflops) {
+      if (tflops > 0) peaks.dense_tflops_by_dtype.emplace(dtype, tflops);
+    }
+    peaks.source = fmt::format("{} spec, {}", spec->name, spec->origin);
+  }
+  std::vector<std::string> overridden;
+  if (cli.peak_tflops > 0) {
+    peaks.dense_tflops_by_dtype.clear();
+    for (const auto& d : all_dtypes()) {
+      if (!d.is_complex)
+        peaks.dense_tflops_by_dtype.emplace(std::string(d.cli_name), cli.peak_tflops);
+    }
+    overridden.emplace_back("--peak-tflops");
+  }
+  if (cli.peak_bandwidth_gb_s > 0) {
+    peaks.memory_bandwidth_gb_s = cli.peak_bandwidth_gb_s;
+    overridden.emplace_back("--peak-bandwidth-gb-s");
+  }
+  if (!overridden.empty()) {
+    const std::string from = fmt::format("{}", fmt::join(overridden, ", "));
+    peaks.source =
+        overridden.size() == 2 ? from : fmt::format("{}; otherwise {}", from, peaks.source);
+  }
+  return peaks;
+}
+
+// The command line as typed, from /proc/self/cmdline.
+std::string command_line() {
+  std::ifstream proc("/proc/self/cmdline", std::ios::binary);
+  const std::string raw((std::istreambuf_iterator<char>(proc)), std::istreambuf_iterator<char>());
+  std::string out;
+  std::size_t start = 0;
+  while (start < raw.size()) {
+    std::size_t end = raw.find('\0', start);
+    if (end == std::string::npos) end = raw.size();
+    std::string arg = raw.substr(start, end - start);
+    if (arg.empty() || arg.find_first_of(" \t'\"$\\") != std::string::npos) {
+      arg = "'" + arg + "'";
+    }
+    out += (out.empty() ? "" : " ") + arg;
+    start = end + 1;
+  }
+  return out.empty() ? std::string("gemmtune bench") : out;
+}
+
+std::string now_utc() {
+  return format_timestamp(std::chrono::system_clock::now());
+}
+
+// Progress on a terminal; rewrites the output files after every case.
+class Console final : public BenchObserver {
+ public:
+  Console(BenchReport& report, const BenchCliOptions& cli)
+      : report_(report), cli_(cli), tty_(isatty(STDERR_FILENO) != 0) {}
+
+  void on_case(const BenchCase& c, std::size_t index, std::size_t total,
+               std::string_view phase) override {
+    if (!tty_) return;
+    fmt::print(stderr, "\r\033[K[{}/{}] {} {}: {}", index + 1, total, c.shape_text(), c.dtype,
+               phase);
+  }
+  void on_rows(const BenchResult& so_far) override {
+    report_.result = so_far;
+    write_report_files(report_, cli_.output_csv, cli_.output_jsonl);
+  }
+  void on_note(const std::string& note) override {
+    clear();
+    fmt::print(stderr, "note: {}\n", note);
+  }
+  void clear() {
+    if (tty_) fmt::print(stderr, "\r\033[K");
+  }
+
+ private:
+  BenchReport& report_;
+  const BenchCliOptions& cli_;
+  bool tty_;
+};
+
+std::string format_table(const BenchResult& result) {
+  TextTable table;
+  const auto header = table_header();
+  const auto right = table_right_aligned();
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    table.column(header[i], right[i] ? TextTable::Align::Right : TextTable::Align::Left);
+  }
+  for (const auto& row : result.rows) table.add_row(table_cells(row));
+  return table.render();
+}
+
+void run_bench_command(BenchCliOptions& cli) {
+  WorkloadOverrides overrides;
+  overrides.dtypes = cli.dtypes;
+  if (cli.iterations > 0) overrides.iterations = cli.iterations;
+  const Workload workload = load_workload(cli.workload, overrides);
+  apply_tuning_options(cli.tuning, cli.run.tuner);
+
+  BenchReport report;
+  report.run.command_line = command_line();
+  report.run.started_at = now_utc();
+  report.run.workload = workload.name;
+  report.run.workload_form = workload.form;
+  report.run.cases = workload.cases.size();
+
+  BackendSession session = open_backend(parse_backend_kind(cli.backend), cli.device);
+  Backend& backend = *session.backend;
+  const DeviceProperties& props = backend.properties();
+  report.run.backend = props.backend;
+  report.run.device = fmt::format("{} device {}: {}", props.backend, props.ordinal, props.name);
+  const Environment environment = collect_environment(backend);
+  report.run.versions = environment.entries();
+  report.run.peaks = device_peaks(props.name, cli);
+  report.run.measurement = describe_measurement(cli.run);
+  report.run.tuning = describe_tuning(cli.run.tuner);
+  report.run.results_file = cli.results_file;
+
+  std::optional<TunedSolutions> tuned;
+  if (!cli.results_file.empty()) tuned = load_tuned_solutions(cli.results_file, environment);
+
+  fmt::print("{}", format_preamble(report));
+  std::fflush(stdout);
+  Console console(report, cli);
+  std::signal(SIGINT, [](int) { request_bench_stop(); });
+  BenchResult result;
+  try {
+    result = run_bench(backend, *session.registry, workload.cases, cli.run, report.run.peaks,
+                       tuned ? &*tuned : nullptr, console);
+  } catch (...) {
+    std::signal(SIGINT, SIG_DFL);
+    console.clear();
+    throw;
+  }
+  std::signal(SIGINT, SIG_DFL);
+  console.clear();
+  report.result = std::move(result);
+  report.run.ended_at = now_utc();
+  write_report_files(report, cli.output_csv, cli.output_jsonl);
+
+  fmt::print("\n{}", format_table(report.result));
+  const std::string sections = format_sections(report);
+  if (!sections.empty()) fmt::print("\n{}", sections);
+  std::size_t ok = 0, failed = 0, skipped = 0, faster = 0;
+  for (const auto& row : report.result.rows) {
+    if (row.kind != RowKind::Tuned) continue;
+    ok += row.status == RowStatus::Ok;
+    failed += row.status == RowStatus::Failed;
+    skipped += row.status == RowStatus::Skipped;
+    faster += row.speedup_vs_default && *row.speedup_vs_default > 1.0;
+  }
+  fmt::print(
+      "\nSummary: {} of {} case(s) run: {} measured, {} failed, {} skipped; the tuned "
+      "solution's average latency beat Default's in {}\n",
+      report.result.cases_run, workload.cases.size(), ok, failed, skipped, faster);
+  if (!cli.output_csv.empty()) {
+    fmt::print("CSV: {} (run record: {})\n", cli.output_csv,
+               csv_sidecar_path(cli.output_csv).string());
+  }
+  if (!cli.output_jsonl.empty()) fmt::print("JSONL: {}\n", cli.output_jsonl);
+  if (report.result.interrupted) throw ExitWith(ExitCode::Partial, "interrupted");
+  if (!report.result.complete()) {
+    throw ExitWith(ExitCode::Partial, "some rows were not measured (see the notes)");
+  }
+}
+
+}  // namespace
+
+void setup_bench(CLI::App& app) {
+  auto cli = std::make_shared<BenchCliOptions>();
+  auto* cmd = app.add_subcommand(
+      "bench", "Run a micro_perf-style GEMM workload with Default and the tuned solutions");
+  cmd->add_option("workload", cli->workload, "Workload file (micro_perf's JSON, old or newer form)")
+      ->required();
+  cmd->add_option("--backend", cli->backend, "auto (CUDA where a GPU is present), cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->envname("GEMMTUNE_BACKEND")
+      ->capture_default_str();
+  cmd->add_option("--device", cli->device, "Device ordinal")
+      ->envname("GEMMTUNE_DEVICE")
+      ->capture_default_str();
+  cmd->add_option("--results", cli->results_file,
+                  "Take tuned solutions from this results file (.csv, .db); problems it lacks are "
+                  "tuned on the spot");
+  cmd->add_option("--output-csv", cli->output_csv, "Also write the rows to this CSV file");
+  cmd->add_option("--output-jsonl", cli->output_jsonl, "Also write the run and its rows as JSONL");
+  cmd->add_option("--dtype", cli->dtypes,
+                  "Run these dtypes instead of the workload's (comma-separated micro_perf names)")
+      ->delimiter(',');
+  cmd->add_option("--iterations", cli->iterations,
+                  "Timed iterations per solution and case instead of the workload's")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--warmup-iterations", cli->run.warmup_iterations,
+                  "Untimed iterations per solution and case before the timed ones")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--peak-tflops", cli->peak_tflops,
+                  "Peak TFLOPS (every dtype) for the FLOPS utilisation, instead of the device spec")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--peak-bandwidth-gb-s", cli->peak_bandwidth_gb_s,
+                  "Peak memory bandwidth (GB/s) for the bandwidth utilisation, instead of the "
+                  "device spec")
+      ->check(CLI::PositiveNumber);
+  add_tuning_options(*cmd, cli->run.tuner, cli->tuning);
+  cmd->callback([cli] { run_bench_command(*cli); });
+}
+
+}  // namespace gemmtune::cli

@@ -1,0 +1,66 @@
+#include "cli/tuning_options.hpp"
+
+#include "tuner/numerical_check.hpp"
+
+namespace gemmtune::cli {
+
+void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& texts) {
+  TimingPolicy& timing = tuner.timing;
+  cmd.add_option("--max-tuning-duration-ms", timing.max_tuning_duration_ms,
+                 "Tuning: measurement time cap per candidate (ms; 0 = none)")
+      ->envname("GEMMTUNE_MAX_TUNING_DURATION_MS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--max-tuning-iterations", timing.max_tuning_iterations,
+                 "Tuning: measurement iteration cap per candidate (0 = none)")
+      ->envname("GEMMTUNE_MAX_TUNING_ITERATIONS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--max-warmup-duration-ms", timing.max_warmup_duration_ms,
+                 "Tuning: warm-up time cap per candidate (ms; 0 = none)")
+      ->envname("GEMMTUNE_MAX_WARMUP_DURATION_MS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--max-warmup-iterations", timing.max_warmup_iterations,
+                 "Tuning: warm-up iteration cap per candidate (0 = none)")
+      ->envname("GEMMTUNE_MAX_WARMUP_ITERATIONS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--rotating-buffer-mb", texts.rotating_buffer_mb,
+                 "Footprint of rotating operand copies (MiB; 0 = off; default 2x last-level cache)")
+      ->envname("GEMMTUNE_ROTATING_BUFFER_MB")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--max-finalists", timing.max_finalists,
+                 "Tuning: how many of the fastest correct candidates are fully measured (0 = all)")
+      ->envname("GEMMTUNE_MAX_FINALISTS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_flag("--flush-cache", timing.flush_cache,
+               "Flush the last-level cache before every timed iteration")
+      ->envname("GEMMTUNE_FLUSH_CACHE");
+  cmd.add_option("--numerical-check", texts.numerical_check,
+                 "Tuning: check candidates against Default: on, off, or ATOL_RTOL")
+      ->envname("GEMMTUNE_NUMERICAL_CHECK")
+      ->capture_default_str();
+  cmd.add_option("--search", texts.search, "Tuning: heuristic or exhaustive")
+      ->check(CLI::IsMember({"heuristic", "exhaustive"}))
+      ->envname("GEMMTUNE_SEARCH")
+      ->capture_default_str();
+  cmd.add_option("--workspace-mb", texts.workspace_mb, "Largest workspace a candidate may use")
+      ->envname("GEMMTUNE_WORKSPACE_MB")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--seed", tuner.seed, "Seed of the random operands")
+      ->envname("GEMMTUNE_SEED")
+      ->capture_default_str();
+}
+
+void apply_tuning_options(const TuningOptionTexts& texts, TunerOptions& tuner) {
+  tuner.check = parse_numerical_check(texts.numerical_check);
+  tuner.search.space =
+      texts.search == "exhaustive" ? SearchSpace::Exhaustive : SearchSpace::Heuristic;
+  tuner.search.max_workspace_bytes = static_cast<std::size_t>(texts.workspace_mb * 1024.0 * 1024.0);
+  if (texts.rotating_buffer_mb >= 0) tuner.timing.rotating_buffer_mb = texts.rotating_buffer_mb;
+}
+
+}  // namespace gemmtune::cli

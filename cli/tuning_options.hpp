@@ -1,0 +1,29 @@
+// The tuning knobs on the command line of a subcommand that tunes problems itself (gemmtune
+// bench): PyTorch TunableOp's timing caps, rotation, screening finalists, numerical check, search
+// space, workspace and seed, each with the option name and GEMMTUNE_* variable `gemmtune tune`
+// gives it, so that a knob means the same everywhere (docs/options.md).
+//
+// Contract: add_tuning_options() registers the options, writing straight into `tuner` where the
+// types agree and into `texts` where a value must be parsed; apply_tuning_options() then
+// completes `tuner` from `texts` (an unusable value is an InputError naming the option).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "tuner/tuner.hpp"
+
+namespace gemmtune::cli {
+
+struct TuningOptionTexts {
+  std::string numerical_check = "on";
+  std::string search = "heuristic";
+  double rotating_buffer_mb = -1;  // < 0: the default (2x last-level cache)
+  double workspace_mb = 32;
+};
+
+void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& texts);
+void apply_tuning_options(const TuningOptionTexts& texts, TunerOptions& tuner);
+
+}  // namespace gemmtune::cli
