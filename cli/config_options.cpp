@@ -90,9 +90,10 @@ void apply_config(CLI::App& sub, const std::string& section, ConfigTree& config)
       opt = nullptr;  // a positional, or one of the configuration's own options
     }
     if (opt == nullptr) {
-      throw InputError(fmt::format("{}: {} names no option of gemmtune {} that a configuration "
-                                   "can set",
-                                   e->origin, e->key, sub.get_name()));
+      throw InputError(
+          fmt::format("{}: {} names no option of gemmtune {} that a configuration "
+                      "can set",
+                      e->origin, e->key, sub.get_name()));
     }
     work.emplace_back(*e, opt);
   }
