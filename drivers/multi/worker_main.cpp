@@ -44,13 +44,14 @@ class Channel {
   int fd_;
 };
 
-// The monitor's note at start and its summary at the end, on stderr, each line naming the device.
+// The monitor's note at start and its summary at the end, on stderr, each line naming the device
+// ("[cuda device 1] ...") since every worker of a run writes to the same terminal.
 void say_on_stderr(const std::string& device, const std::string& text) {
   std::string out;
   std::size_t start = 0;
   while (start < text.size()) {
     const std::size_t end = text.find('\n', start);
-    out += fmt::format("{}: {}\n", device, text.substr(start, end - start));
+    out += fmt::format("[{}] {}\n", device, text.substr(start, end - start));
     if (end == std::string::npos) break;
     start = end + 1;
   }
@@ -102,7 +103,9 @@ int run_worker(const TuneOptions& options, const FaultInjection& faults) {
   monitor::MonitorOptions monitor_options;
   monitor_options.interval_ms = options.monitor_interval_ms;
   monitor::MonitorStart gpu = monitor::start_monitor_for(*session.backend, monitor_options);
-  if (!gpu.note.empty()) say_on_stderr(ready.text, gpu.note);
+  const std::string device =
+      fmt::format("{} device {}", session.backend->properties().backend, options.device);
+  if (!gpu.note.empty()) say_on_stderr(device, gpu.note);
   struct SummaryAtEnd {
     monitor::MonitorStart& gpu;
     const std::string& device;
@@ -114,7 +117,7 @@ int run_worker(const TuneOptions& options, const FaultInjection& faults) {
       } catch (...) {  // a report that cannot be written is not worth a crash
       }
     }
-  } summary_at_end{gpu, ready.text};
+  } summary_at_end{gpu, device};
 
   Tuner tuner(*session.backend, *session.registry, options.tuner);
   for (std::string line; std::getline(std::cin, line);) {
