@@ -247,8 +247,13 @@ void setup_bench(CLI::App& app) {
   cmd->add_option("--iterations", cli->iterations,
                   "Timed iterations per solution and case instead of the workload's")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--warmup-iterations", cli->run.warmup_iterations,
-                  "Untimed iterations per solution and case before the timed ones")
+  cmd->add_option("--warmup-ms", cli->run.warmup_ms,
+                  "Untimed device time per solution and case before the timed iterations (ms)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option(
+         "--warmup-iterations", cli->run.warmup_iterations,
+         "Untimed iterations per solution and case after --warmup-ms, before the timed ones")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--peak-tflops", cli->peak_tflops,

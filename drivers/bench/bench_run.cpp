@@ -115,6 +115,7 @@ class CaseRunner {
 
     observer_.on_case(c, index, total, "measuring");
     MeasureOptions m;
+    m.warmup_ms = options_.warmup_ms;
     m.warmup_iterations = options_.warmup_iterations;
     m.iterations = c.iterations;
     m.timing = options_.tuner.timing;
@@ -203,10 +204,11 @@ TunedSolutions load_tuned_solutions(const std::string& file, const Environment& 
 std::vector<std::string> describe_measurement(const BenchOptions& o) {
   const auto& t = o.tuner.timing;
   return {
-      fmt::format("per case and solution: {} warm-up iteration(s), untimed, then the case's "
-                  "iterations, one timer pair each, in up to 4 rounds interleaving Default and the "
-                  "tuned solution (order reversed every other round)",
-                  o.warmup_iterations),
+      fmt::format("per case and solution: a warm-up of {} ms of device time and {} "
+                  "iteration(s), untimed, then the case's iterations, one timer pair each, in up "
+                  "to 4 rounds interleaving Default and the tuned solution (order reversed every "
+                  "other round)",
+                  o.warmup_ms, o.warmup_iterations),
       fmt::format("operands: random values in [-1, 1], rotating copies covering {}{}",
                   t.rotating_buffer_mb ? fmt::format("{} MiB", *t.rotating_buffer_mb)
                                        : std::string("twice the last-level cache"),

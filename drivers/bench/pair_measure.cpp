@@ -50,8 +50,12 @@ PairMeasurement measure_pair(Backend& backend, const Problem& problem, Solution&
     result.other.emplace();
     entries.push_back({other, &*result.other});
   }
-  if (options.warmup_iterations > 0) {
-    for (auto& e : entries) {
+  for (auto& e : entries) {
+    if (options.warmup_ms > 0) {
+      const Measurement warm = profiler.run(*e.solution, problem, {0, options.warmup_ms});
+      if (!warm.status) e.out->status = warm.status;
+    }
+    if (options.warmup_iterations > 0 && e.out->status) {
       const Measurement warm = profiler.run(*e.solution, problem, {options.warmup_iterations, 0});
       if (!warm.status) e.out->status = warm.status;
     }

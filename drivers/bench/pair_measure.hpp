@@ -4,7 +4,9 @@
 // Contract: operands are allocated and filled with random values before any timing, in rotating
 // copies covering at least twice the last-level cache (TimingPolicy::rotating_buffer_mb
 // overrides the target; a cache flush before every iteration where the copies cannot cover it,
-// or when flush_cache asks). Each solution is warmed up (`warmup_iterations`, untimed), then the
+// or when flush_cache asks). Each solution is warmed up, untimed — for `warmup_ms` of device time
+// (so that a GPU's clocks, idle while the host checked a tuning's results, come back up), then
+// for `warmup_iterations` more — then the
 // timed iterations run through the profiler — one timer pair per iteration — in interleaved
 // rounds (up to 4), each solution taking its share of `iterations` per round, the order reversed
 // every other round, so that clock drift during the measurement falls on both alike; the samples
@@ -25,6 +27,7 @@
 namespace gemmtune::bench {
 
 struct MeasureOptions {
+  double warmup_ms = 25;
   int warmup_iterations = 10;
   int iterations = 100;
   TimingPolicy timing;  // only rotating_buffer_mb and flush_cache are used

@@ -111,7 +111,8 @@ class BenchCli : public ::testing::Test {
   fs::path dir;
   // Quick on the CPU: small rotation, short tuning.
   const std::string quick =
-      " --backend cpu --rotating-buffer-mb 1 --max-tuning-duration-ms 5 --warmup-iterations 2";
+      " --backend cpu --rotating-buffer-mb 1 --max-tuning-duration-ms 5 --warmup-ms 2 "
+      "--warmup-iterations 2";
 
   void SetUp() override {
     dir = fs::temp_directory_path() /

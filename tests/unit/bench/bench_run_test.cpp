@@ -65,6 +65,7 @@ class BenchRunCpu : public ::testing::Test {
   void SetUp() override {
     register_cpu_solutions(registry);
     registry.add(std::make_shared<FailingProvider>());
+    options.warmup_ms = 1;
     options.warmup_iterations = 1;
     options.tuner.timing.max_tuning_duration_ms = 2;
     options.tuner.timing.max_tuning_iterations = 5;
@@ -228,6 +229,7 @@ TEST_F(BenchRunCpu, MeasurePairTakesExactlyTheIterations) {
   auto blas = resolve_solution(registry, "cpu", p, "Cpu_OpenBLAS");
   ASSERT_FALSE(blas.fell_back) << blas.warning;
   MeasureOptions m;
+  m.warmup_ms = 1;
   m.warmup_iterations = 2;
   m.timing.rotating_buffer_mb = 0;
   for (int iterations : {1, 3, 7, 10}) {
