@@ -152,10 +152,11 @@ std::string format_monitor_summary(const MonitorSummary& s) {
     return out + "  throttled: unknown (nothing was read)\n";
   }
   out += fmt::format("{} samples over {:.1f} s", s.samples, s.duration_s);
-  out += s.scope_is_measurements
-             ? fmt::format(", {} during measurements (the figures below but memory)\n",
-                           s.measuring_samples)
-             : std::string(" (no measurement windows were marked: figures over the whole run)\n");
+  out +=
+      s.scope_is_measurements
+          ? fmt::format(", {} during measurements (figures below: those; memory: the whole run)\n",
+                        s.measuring_samples)
+          : std::string(" (no measurement windows were marked: figures over the whole run)\n");
   if (s.memory_used_max_bytes) {
     out += fmt::format("  memory used: max {:.2f} GiB", gib(*s.memory_used_max_bytes));
     if (s.memory_total_bytes) out += fmt::format(" of {:.2f} GiB", gib(*s.memory_total_bytes));
