@@ -45,11 +45,12 @@ std::string origin_of(const CLI::Option& opt) {
   return "command line";
 }
 
-// True when an option that excludes `opt` was given (--m_range and --m, say).
-bool excluded(const CLI::Option& opt) {
+// The given option that excludes `opt` (--m for --m_range, say), or null.
+const CLI::Option* excluded_by(const CLI::Option& opt) {
   const std::set<CLI::Option*> excludes = opt.get_excludes();  // a copy
-  return std::any_of(excludes.begin(), excludes.end(),
-                     [](const CLI::Option* o) { return o->count() > 0; });
+  const auto it = std::find_if(excludes.begin(), excludes.end(),
+                               [](const CLI::Option* o) { return o->count() > 0; });
+  return it == excludes.end() ? nullptr : *it;
 }
 
 }  // namespace
@@ -111,7 +112,12 @@ void apply_config(CLI::App& sub, const std::string& section, ConfigTree& config)
       config.set(e.key, value_like(e.value, words), origin_of(*opt));
       continue;
     }
-    if (is_unset(e.value) || excluded(*opt)) continue;
+    if (is_unset(e.value)) continue;
+    if (const CLI::Option* other = excluded_by(*opt)) {
+      config.set(e.key, e.value,
+                 fmt::format("{} (not applied: {} was given)", e.origin, other->get_name()));
+      continue;
+    }
     try {
       opt->add_result(to_option_texts(e.value));
       opt->run_callback();

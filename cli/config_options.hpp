@@ -12,8 +12,10 @@
 //   environment variable set it. So: default < device < user file < environment < command line.
 //   Keys of shared tables go to the option of that name where the subcommand has one
 //   (monitor.interval_ms → --monitor-interval-ms).
-// - An unset value ("" or []) leaves the option at its built-in default; a key that names no
-//   option, or a value the option refuses, is an InputError naming the key and its file.
+// - An unset value ("" or []) leaves the option at its built-in default, and so does a value for
+//   an option that a given option excludes (--m_range when --m was given; recorded "not
+//   applied"). A key that names no option, or a value the option refuses, is an InputError naming
+//   the key and its file.
 // - Warnings of the merge (keys the base lacks) go to stderr; the changed keys too with
 //   --show-config or when hooks.verbose says so. --show-config prints the whole effective
 //   configuration as TOML, each key with its origin, and ends the command with exit code 0.

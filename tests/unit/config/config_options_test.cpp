@@ -222,6 +222,7 @@ TEST(ConfigOptions, UnsetValuesAndExcludedOptionsAreLeftAlone) {
     app.parse("x --m 64");
     apply_config(*sub, "x", c);
     EXPECT_TRUE(m_range.empty());  // --m given: --m_range stays out
+    EXPECT_EQ(c.find("x.m_range")->origin, "c.toml (not applied: --m was given)");
     EXPECT_TRUE(rotate);
     EXPECT_EQ(rotating, -1);  // "" = not set
   }
