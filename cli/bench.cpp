@@ -198,13 +198,19 @@ void run_bench_command(BenchCliOptions& cli) {
   fmt::print("\n{}", format_table(report.result));
   const std::string sections = format_sections(report);
   if (!sections.empty()) fmt::print("\n{}", sections);
+  // By case: measured (both rows), failed (either row), skipped.
   std::size_t ok = 0, failed = 0, skipped = 0, faster = 0;
-  for (const auto& row : report.result.rows) {
-    if (row.kind != RowKind::Tuned) continue;
-    ok += row.status == RowStatus::Ok;
-    failed += row.status == RowStatus::Failed;
-    skipped += row.status == RowStatus::Skipped;
-    faster += row.speedup_vs_default && *row.speedup_vs_default > 1.0;
+  const auto& rows = report.result.rows;
+  for (std::size_t i = 0; i + 1 < rows.size(); i += 2) {
+    const BenchRow& tuned = rows[i + 1];
+    if (tuned.status == RowStatus::Skipped) {
+      ++skipped;
+    } else if (rows[i].status == RowStatus::Ok && tuned.status == RowStatus::Ok) {
+      ++ok;
+    } else {
+      ++failed;
+    }
+    faster += tuned.speedup_vs_default && *tuned.speedup_vs_default > 1.0;
   }
   fmt::print(
       "\nSummary: {} of {} case(s) run: {} measured, {} failed, {} skipped; the tuned "
@@ -215,9 +221,12 @@ void run_bench_command(BenchCliOptions& cli) {
                csv_sidecar_path(cli.output_csv).string());
   }
   if (!cli.output_jsonl.empty()) fmt::print("JSONL: {}\n", cli.output_jsonl);
+  std::fflush(stdout);  // before the exit message on stderr
   if (report.result.interrupted) throw ExitWith(ExitCode::Partial, "interrupted");
   if (!report.result.complete()) {
-    throw ExitWith(ExitCode::Partial, "some rows were not measured (see the notes)");
+    throw ExitWith(ExitCode::Partial,
+                   fmt::format("{} case(s) failed and {} skipped (the table and the notes say why)",
+                               failed, skipped));
   }
 }
 
