@@ -202,15 +202,15 @@ void run_bench_command(BenchCliOptions& cli) {
   std::size_t ok = 0, failed = 0, skipped = 0, faster = 0;
   const auto& rows = report.result.rows;
   for (std::size_t i = 0; i + 1 < rows.size(); i += 2) {
-    const BenchRow& tuned = rows[i + 1];
-    if (tuned.status == RowStatus::Skipped) {
+    const BenchRow& tuned_row = rows[i + 1];
+    if (tuned_row.status == RowStatus::Skipped) {
       ++skipped;
-    } else if (rows[i].status == RowStatus::Ok && tuned.status == RowStatus::Ok) {
+    } else if (rows[i].status == RowStatus::Ok && tuned_row.status == RowStatus::Ok) {
       ++ok;
     } else {
       ++failed;
     }
-    faster += tuned.speedup_vs_default && *tuned.speedup_vs_default > 1.0;
+    faster += tuned_row.speedup_vs_default && *tuned_row.speedup_vs_default > 1.0;
   }
   fmt::print(
       "\nSummary: {} of {} case(s) run: {} measured, {} failed, {} skipped; the tuned "
