@@ -14,6 +14,7 @@
 #include <iterator>
 
 #include "cli/app.hpp"
+#include "cli/config_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/text_table.hpp"
 #include "cli/tuning_options.hpp"
@@ -22,8 +23,8 @@
 #include "drivers/bench/bench_report.hpp"
 #include "drivers/bench/bench_run.hpp"
 #include "drivers/bench/workload.hpp"
-#include "drivers/config/config_layers.hpp"
 #include "drivers/config/device_spec.hpp"
+#include "drivers/monitor/start_monitor.hpp"
 #include "drivers/tune_options.hpp"
 #include "tuner/error.hpp"
 #include "validator/collect.hpp"
@@ -44,18 +45,18 @@ struct BenchCliOptions {
   int iterations = 0;  // 0: the workload's
   double peak_tflops = 0;
   double peak_bandwidth_gb_s = 0;
+  int monitor_interval_ms = monitor::kDefaultIntervalMs;
+  ConfigChoice config;
   BenchOptions run;
   TuningOptionTexts tuning;
 };
 
-// The device's peaks. The one place that knows where device specs live (today the layered
-// configuration's [device] table, configs/devices/*.toml); --peak-* override it.
+// The device's peaks: the layered configuration's [device] table (configs/devices/*.toml, chosen
+// for this device or by --device-config); --peak-* override it.
 DevicePeaks device_peaks(const std::string& device_name, const BenchCliOptions& cli) {
   DevicePeaks peaks;
   peaks.source = fmt::format("no device spec matches \"{}\"", device_name);
-  ConfigRequest request;
-  request.device_name = device_name;
-  if (auto spec = device_spec_from(load_effective_config(request).tree)) {
+  if (auto spec = cli.config.device_spec()) {
     if (spec->memory_bandwidth_gb_s > 0) peaks.memory_bandwidth_gb_s = spec->memory_bandwidth_gb_s;
     for (const auto& [dtype, tflops] : spec->peak_dense_tflops) {
       if (tflops > 0) peaks.dense_tflops_by_dtype.emplace(dtype, tflops);
@@ -106,19 +107,25 @@ std::string now_utc() {
   return format_timestamp(std::chrono::system_clock::now());
 }
 
-// Progress on a terminal; rewrites the output files after every case.
+// Progress on a terminal; rewrites the output files after every case; tells the GPU monitor
+// when a case's timed measurement runs (not its tuning).
 class Console final : public BenchObserver {
  public:
-  Console(BenchReport& report, const BenchCliOptions& cli)
-      : report_(report), cli_(cli), tty_(isatty(STDERR_FILENO) != 0) {}
+  Console(BenchReport& report, const BenchCliOptions& cli, monitor::GpuMonitor* gpu)
+      : report_(report), cli_(cli), gpu_(gpu), tty_(isatty(STDERR_FILENO) != 0) {}
+  ~Console() override { measuring(false); }
+  Console(const Console&) = delete;
+  Console& operator=(const Console&) = delete;
 
   void on_case(const BenchCase& c, std::size_t index, std::size_t total,
                std::string_view phase) override {
+    measuring(phase == "measuring");
     if (!tty_) return;
     fmt::print(stderr, "\r\033[K[{}/{}] {} {}: {}", index + 1, total, c.shape_text(), c.dtype,
                phase);
   }
   void on_rows(const BenchResult& so_far) override {
+    measuring(false);
     report_.result = so_far;
     write_report_files(report_, cli_.output_csv, cli_.output_jsonl);
   }
@@ -131,9 +138,17 @@ class Console final : public BenchObserver {
   }
 
  private:
+  void measuring(bool on) {
+    if (gpu_ == nullptr || on == in_window_) return;
+    on ? gpu_->begin_measurement() : gpu_->end_measurement();
+    in_window_ = on;
+  }
+
   BenchReport& report_;
   const BenchCliOptions& cli_;
+  monitor::GpuMonitor* gpu_;
   bool tty_;
+  bool in_window_ = false;
 };
 
 std::string format_table(const BenchResult& result) {
@@ -172,13 +187,20 @@ void run_bench_command(BenchCliOptions& cli) {
   report.run.measurement = describe_measurement(cli.run);
   report.run.tuning = describe_tuning(cli.run.tuner);
   report.run.results_file = cli.results_file;
+  if (const std::string config = cli.config.text(); !config.empty()) {
+    report.extra_sections.push_back({"configuration", config, config});
+  }
+  monitor::MonitorOptions monitor_options;
+  monitor_options.interval_ms = cli.monitor_interval_ms;
+  monitor::MonitorStart gpu = monitor::start_monitor_for(backend, monitor_options);
+  if (!gpu.note.empty()) fmt::print(stderr, "{}\n", gpu.note);
 
   std::optional<TunedSolutions> tuned;
   if (!cli.results_file.empty()) tuned = load_tuned_solutions(cli.results_file, environment);
 
   fmt::print("{}", format_preamble(report));
   std::fflush(stdout);
-  Console console(report, cli);
+  Console console(report, cli, gpu.monitor.get());
   std::signal(SIGINT, [](int) { request_bench_stop(); });
   BenchResult result;
   try {
@@ -193,6 +215,13 @@ void run_bench_command(BenchCliOptions& cli) {
   console.clear();
   report.result = std::move(result);
   report.run.ended_at = now_utc();
+  if (gpu.monitor) {
+    gpu.monitor->stop();
+    const monitor::MonitorSummary summary = gpu.monitor->summary();
+    report.extra_sections.push_back(
+        {"gpu monitor", monitor::format_monitor_summary(summary),
+         nlohmann::ordered_json::parse(monitor::format_monitor_json(summary))});
+  }
   write_report_files(report, cli.output_csv, cli.output_jsonl);
 
   fmt::print("\n{}", format_table(report.result));
@@ -272,7 +301,16 @@ void setup_bench(CLI::App& app) {
                   "Peak memory bandwidth (GB/s) for the bandwidth utilisation, instead of the "
                   "device spec")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--monitor-interval-ms", cli->monitor_interval_ms,
+                  "Sample the GPU's clocks, power and throttling every N ms through NVML (0 = off)")
+      ->envname("GEMMTUNE_MONITOR_INTERVAL_MS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   add_tuning_options(*cmd, cli->run.tuner, cli->tuning);
+  // Layered configuration: [bench] of configs/default.toml < the device's file < --config FILE.
+  ConfigHooks hooks;
+  hooks.device_name = [cli] { return device_name(parse_backend_kind(cli->backend), cli->device); };
+  attach_config(*cmd, "bench", cli->config, hooks);
   cmd->callback([cli] { run_bench_command(*cli); });
 }
 
