@@ -6,6 +6,8 @@
 #include <cmath>
 #include <optional>
 
+#include "tuner/quoted_string.hpp"
+
 namespace gemmtune {
 namespace {
 
@@ -35,36 +37,6 @@ ConfigScalar scalar_of(const ConfigValue& v) {
                     v);
 }
 
-std::string quoted(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-          out += fmt::format("\\u{:04X}", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 std::string float_toml(double d) {
   if (std::isnan(d)) return "nan";
   if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
@@ -77,7 +49,7 @@ std::string scalar_toml(const ConfigScalar& v) {
   return std::visit(Overloaded{[](bool b) { return std::string(b ? "true" : "false"); },
                                [](std::int64_t i) { return fmt::format("{}", i); },
                                [](double d) { return float_toml(d); },
-                               [](const std::string& s) { return quoted(s); }},
+                               [](const std::string& s) { return quoted_string(s); }},
                     v);
 }
 

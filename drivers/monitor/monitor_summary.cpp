@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "tuner/quoted_string.hpp"
+
 namespace gemmtune::monitor {
 namespace {
 
@@ -35,36 +37,6 @@ double gib(std::uint64_t bytes) {
 
 std::string percent_of(int part, int whole) {
   return whole > 0 ? fmt::format("{:.0f}%", 100.0 * part / whole) : std::string("-");
-}
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -283,7 +255,7 @@ std::string format_monitor_json(const MonitorSummary& summary) {
   std::string out = "{";
   for (const auto& f : monitor_fields(summary)) {
     if (out.size() > 1) out += ',';
-    out += json_string(f.key) + ':' + (f.numeric ? f.value : json_string(f.value));
+    out += quoted_string(f.key) + ':' + (f.numeric ? f.value : quoted_string(f.value));
   }
   return out + "}";
 }

@@ -1,38 +1,11 @@
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include "solutions/cuda/skinny_gemm_kernel.hpp"
+
+#include "solutions/cuda/skinny_common.cuh"
 
 namespace gemmtune::cuda {
 namespace {
 
-template <typename T>
-constexpr int kVectorElements = 16 / static_cast<int>(sizeof(T));
-
-__device__ __forceinline__ float to_float(__nv_bfloat16 x) {
-  return __bfloat162float(x);
-}
-__device__ __forceinline__ float to_float(__half x) {
-  return __half2float(x);
-}
-__device__ __forceinline__ float to_float(float x) {
-  return x;
-}
-
-template <typename T>
-__device__ __forceinline__ T from_float(float x);
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
-  return __float2bfloat16(x);
-}
-template <>
-__device__ __forceinline__ __half from_float<__half>(float x) {
-  return __float2half(x);
-}
-template <>
-__device__ __forceinline__ float from_float<float>(float x) {
-  return x;
-}
+using namespace skinny;
 
 // 16 bytes as floats. `Streaming` marks data read once (A): it should not push B, which every
 // block rereads, out of the caches.
@@ -153,15 +126,6 @@ __global__ void __launch_bounds__(Threads) skinny_tn_kernel(SkinnyArgs args) {
     if (args.beta != 0.f) value = fmaf(args.beta, to_float(*out), value);
     *out = from_float<T>(value);
   }
-}
-
-template <typename T>
-bool vector_loads_allowed(const SkinnyArgs& args) {
-  constexpr std::int64_t V = kVectorElements<T>;
-  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-  const bool batched = args.batch > 1;
-  return aligned(args.a) && aligned(args.b) && args.k % V == 0 && args.lda % V == 0 &&
-         args.ldb % V == 0 && (!batched || (args.stride_a % V == 0 && args.stride_b % V == 0));
 }
 
 template <typename T, int Rows, int Threads, bool Vector>

@@ -1,10 +1,11 @@
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include "solutions/cuda/skinny_tc_kernel.hpp"
+
+#include "solutions/cuda/skinny_common.cuh"
 
 namespace gemmtune::cuda {
 namespace {
+
+using namespace skinny;
 
 // D += A·B for one m16n8k16 tile; a: 4 registers of 2 elements, b: 2.
 template <typename T>
@@ -29,23 +30,6 @@ __device__ __forceinline__ void mma_16816<__half>(float (&d)[4], unsigned a0, un
       "{%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
-
-__device__ __forceinline__ float to_float(__nv_bfloat16 x) {
-  return __bfloat162float(x);
-}
-__device__ __forceinline__ float to_float(__half x) {
-  return __half2float(x);
-}
-template <typename T>
-__device__ __forceinline__ T from_float(float x);
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
-  return __float2bfloat16(x);
-}
-template <>
-__device__ __forceinline__ __half from_float<__half>(float x) {
-  return __float2half(x);
 }
 
 // Fragment layout of m16n8k16 (lane = 4·g + t): A rows g and g+8, k pairs 2t and 2t+8; B column
@@ -154,15 +138,6 @@ __global__ void __launch_bounds__(Warps * 32) skinny_tc_kernel(SkinnyArgs args) 
       }
     }
   }
-}
-
-template <typename T>
-bool vector_loads_allowed(const SkinnyArgs& args) {
-  constexpr std::int64_t V = 8;
-  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-  const bool batched = args.batch > 1;
-  return aligned(args.a) && aligned(args.b) && args.k % V == 0 && args.lda % V == 0 &&
-         args.ldb % V == 0 && (!batched || (args.stride_a % V == 0 && args.stride_b % V == 0));
 }
 
 template <typename T, int MTiles, int Warps>
