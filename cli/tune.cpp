@@ -17,11 +17,11 @@
 #include "cli/config_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/text_table.hpp"
+#include "cli/tuning_options.hpp"
 #include "db/untuned_file.hpp"
 #include "drivers/multi/worker_main.hpp"
 #include "drivers/tune_run.hpp"
 #include "tuner/error.hpp"
-#include "tuner/numerical_check.hpp"
 
 namespace gemmtune::cli {
 namespace {
@@ -29,10 +29,7 @@ namespace {
 struct TuneCliOptions {
   TuneOptions run;
   std::string backend = "auto";
-  std::string numerical_check = "on";
-  std::string search = "heuristic";
-  double rotating_buffer_mb = -1;  // < 0: the default (2x last-level cache)
-  double workspace_mb = 32;
+  TuningOptionTexts tuning;  // the knobs that need parsing (cli/tuning_options.hpp)
   int gpus = 0;
   std::vector<int> devices;
   int workers = 0;
@@ -210,12 +207,7 @@ void print_summary(const TuneOptions& options, const TuneSummary& summary) {
 void run_tune_command(TuneCliOptions& cli) {
   TuneOptions& options = cli.run;
   options.backend = parse_backend_kind(cli.backend);
-  options.tuner.check = parse_numerical_check(cli.numerical_check);
-  options.tuner.search.space =
-      cli.search == "exhaustive" ? SearchSpace::Exhaustive : SearchSpace::Heuristic;
-  options.tuner.search.max_workspace_bytes =
-      static_cast<std::size_t>(cli.workspace_mb * 1024.0 * 1024.0);
-  if (cli.rotating_buffer_mb >= 0) options.tuner.timing.rotating_buffer_mb = cli.rotating_buffer_mb;
+  apply_tuning_options(cli.tuning, options.tuner);
   options.config = cli.config.text();
   if (cli.worker) {
     const int status = run_worker(options, FaultInjection::from_environment());
@@ -252,7 +244,6 @@ void run_tune_command(TuneCliOptions& cli) {
 void setup_tune(CLI::App& app) {
   auto cli = std::make_shared<TuneCliOptions>();
   TuneOptions& o = cli->run;
-  TimingPolicy& timing = o.tuner.timing;
   auto* cmd = app.add_subcommand("tune", "Tune the GEMMs of untuned files (or --problem)");
   cmd->add_option("untuned", o.inputs, "Untuned files or glob patterns (quote the pattern)");
   cmd->add_option("--problem", o.problems, "Tune this problem, given as \"OP_SIG,PARAMS_SIG\"");
@@ -296,61 +287,7 @@ void setup_tune(CLI::App& app) {
   cmd->add_flag("--worker", cli->worker,
                 "Internal: the worker side of a multi-device run (problems on stdin)")
       ->group("");
-  cmd->add_option("--max-tuning-duration-ms", timing.max_tuning_duration_ms,
-                  "Measurement time cap per candidate (ms; 0 = none)")
-      ->envname("GEMMTUNE_MAX_TUNING_DURATION_MS")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_option("--max-tuning-iterations", timing.max_tuning_iterations,
-                  "Measurement iteration cap per candidate (0 = none)")
-      ->envname("GEMMTUNE_MAX_TUNING_ITERATIONS")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_option("--max-warmup-duration-ms", timing.max_warmup_duration_ms,
-                  "Warm-up time cap per candidate (ms; 0 = none)")
-      ->envname("GEMMTUNE_MAX_WARMUP_DURATION_MS")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_option("--max-warmup-iterations", timing.max_warmup_iterations,
-                  "Warm-up iteration cap per candidate (0 = none; warm-up off when both are 0)")
-      ->envname("GEMMTUNE_MAX_WARMUP_ITERATIONS")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_option("--rotating-buffer-mb", cli->rotating_buffer_mb,
-                  "Footprint of rotating operand copies (MiB; 0 = off; default 2x last-level "
-                  "cache)")
-      ->envname("GEMMTUNE_ROTATING_BUFFER_MB")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-finalists", timing.max_finalists,
-                  "How many of the fastest correct candidates of screening are fully measured "
-                  "(0 = all)")
-      ->envname("GEMMTUNE_MAX_FINALISTS")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_flag("--flush-cache", timing.flush_cache,
-                "Flush the last-level cache before every timed iteration")
-      ->envname("GEMMTUNE_FLUSH_CACHE");
-  cmd->add_option("--numerical-check", cli->numerical_check,
-                  "Check candidates against Default: on, off, or ATOL_RTOL (e.g. 1e-5_1e-5)")
-      ->envname("GEMMTUNE_NUMERICAL_CHECK")
-      ->capture_default_str();
-  cmd->add_option("--search", cli->search,
-                  "heuristic (library heuristics and their variants) or exhaustive")
-      ->check(CLI::IsMember({"heuristic", "exhaustive"}))
-      ->envname("GEMMTUNE_SEARCH")
-      ->capture_default_str();
-  cmd->add_option("--providers", o.tuner.search.providers,
-                  "Search only these providers' candidates, e.g. cublas,cublaslt for results "
-                  "PyTorch can run (Default always runs)")
-      ->delimiter(',')
-      ->envname("GEMMTUNE_PROVIDERS");
-  cmd->add_option("--workspace-mb", cli->workspace_mb, "Largest workspace a candidate may use")
-      ->envname("GEMMTUNE_WORKSPACE_MB")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_option("--seed", o.tuner.seed, "Seed of the random operands")
-      ->envname("GEMMTUNE_SEED")
-      ->capture_default_str();
+  add_tuning_options(*cmd, o.tuner, cli->tuning);
   cmd->add_option("--monitor-interval-ms", o.monitor_interval_ms,
                   "Sample the GPU's clocks, power and throttling every N ms through NVML (0 = off)")
       ->envname("GEMMTUNE_MONITOR_INTERVAL_MS")

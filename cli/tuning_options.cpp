@@ -46,6 +46,11 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
       ->check(CLI::IsMember({"heuristic", "exhaustive"}))
       ->envname("GEMMTUNE_SEARCH")
       ->capture_default_str();
+  cmd.add_option("--providers", tuner.search.providers,
+                 "Search only these providers' candidates, e.g. cublas,cublaslt for results "
+                 "PyTorch can run (Default always runs)")
+      ->delimiter(',')
+      ->envname("GEMMTUNE_PROVIDERS");
   cmd.add_option("--workspace-mb", texts.workspace_mb, "Largest workspace a candidate may use")
       ->envname("GEMMTUNE_WORKSPACE_MB")
       ->check(CLI::NonNegativeNumber)

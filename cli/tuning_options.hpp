@@ -1,7 +1,7 @@
-// The tuning knobs on the command line of a subcommand that tunes problems itself (gemmtune
-// bench): PyTorch TunableOp's timing caps, rotation, screening finalists, numerical check, search
-// space, workspace and seed, each with the option name and GEMMTUNE_* variable `gemmtune tune`
-// gives it, so that a knob means the same everywhere (docs/options.md).
+// The tuning knobs on the command line of the subcommands that tune problems (gemmtune tune,
+// gemmtune bench): PyTorch TunableOp's timing caps, rotation, screening finalists, numerical check,
+// search space, providers, workspace and seed, each with the option name and GEMMTUNE_* variable
+// `gemmtune tune` gives it, so that a knob means the same everywhere (docs/options.md).
 //
 // Contract: add_tuning_options() registers the options, writing straight into `tuner` where the
 // types agree and into `texts` where a value must be parsed; apply_tuning_options() then
