@@ -27,13 +27,14 @@ TEST(CudaNoDevice, BackendForAMissingDeviceThrowsAnError) {
   }
 }
 
-TEST(CudaNoDevice, RegistersBothProvidersForCuda) {
+TEST(CudaNoDevice, RegistersTheThreeProvidersForCuda) {
   Registry registry;
   register_cuda_solutions(registry);
   const auto providers = registry.providers_for("cuda");
-  ASSERT_EQ(providers.size(), 2u);
+  ASSERT_EQ(providers.size(), 3u);
   EXPECT_EQ(providers[0]->name(), "cublas");
   EXPECT_EQ(providers[1]->name(), "cublaslt");
+  EXPECT_EQ(providers[2]->name(), "gemmtune_cuda");
   EXPECT_TRUE(registry.providers_for("cpu").empty());
 }
 
