@@ -22,9 +22,12 @@ BackendKind parse_backend_kind(std::string_view text) {
 
 std::string_view to_string(BackendKind kind) {
   switch (kind) {
-    case BackendKind::Auto: return "auto";
-    case BackendKind::Cpu: return "cpu";
-    case BackendKind::Cuda: return "cuda";
+    case BackendKind::Auto:
+      return "auto";
+    case BackendKind::Cpu:
+      return "cpu";
+    case BackendKind::Cuda:
+      return "cuda";
   }
   return "?";
 }
@@ -51,6 +54,19 @@ std::string device_name(BackendKind kind, int ordinal) {
   (void)ordinal;
   return {};
 #endif
+}
+
+BackendProviders providers_of(BackendKind kind) {
+  if (kind == BackendKind::Auto) kind = cuda_available() ? BackendKind::Cuda : BackendKind::Cpu;
+  BackendProviders out{std::string(to_string(kind)), std::make_shared<Registry>()};
+  if (kind == BackendKind::Cpu) {
+    register_cpu_solutions(*out.registry);
+  } else {
+#ifdef GEMMTUNE_HAVE_CUDA
+    register_cuda_solutions(*out.registry);
+#endif
+  }
+  return out;
 }
 
 BackendSession open_backend(BackendKind kind, int ordinal) {

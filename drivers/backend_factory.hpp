@@ -31,6 +31,14 @@ struct BackendSession {
 // built or no such device). Cheap: for choosing a device's configuration before a run.
 std::string device_name(BackendKind kind, int ordinal = 0);
 
+// The providers of a backend, registered without opening a device (to check names before
+// worker processes start). `Auto` resolves as in open_backend; the name is DeviceProperties'.
+struct BackendProviders {
+  std::string backend;
+  std::shared_ptr<Registry> registry;
+};
+BackendProviders providers_of(BackendKind kind);
+
 // Opens the backend on device `ordinal` and registers its solutions. Asking for CUDA where it
 // is missing (not built, no driver, no GPU) is an InputError saying which.
 BackendSession open_backend(BackendKind kind, int ordinal = 0);

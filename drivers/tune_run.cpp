@@ -118,6 +118,9 @@ TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneO
   if (options.devices.empty()) {
     tune_here(options, requested.entries, summary, observer, command_line);
   } else {
+    // Before any worker starts: each would fail on a misspelt provider and be restarted in vain.
+    const BackendProviders providers = providers_of(options.backend);
+    providers.registry->require_providers(providers.backend, options.tuner.search.providers);
     run_multi_tune(options, requested.entries, summary, observer, command_line);
   }
   summary.wall_s =

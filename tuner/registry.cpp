@@ -1,6 +1,11 @@
 #include "tuner/registry.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
+
+#include "tuner/error.hpp"
 
 namespace gemmtune {
 
@@ -43,6 +48,18 @@ std::vector<std::unique_ptr<Solution>> Registry::enumerate(std::string_view back
     }
   }
   return out;
+}
+
+void Registry::require_providers(std::string_view backend,
+                                 const std::vector<std::string>& names) const {
+  std::vector<std::string> known;
+  for (const auto& p : providers_for(backend)) known.emplace_back(p->name());
+  for (const auto& wanted : names) {
+    if (std::find(known.begin(), known.end(), wanted) == known.end()) {
+      throw InputError(fmt::format("no provider '{}' on the {} backend; known: {}", wanted, backend,
+                                   fmt::join(known, ", ")));
+    }
+  }
 }
 
 std::unique_ptr<Solution> Registry::from_name(std::string_view backend, const Problem& problem,

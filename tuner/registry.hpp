@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,6 +22,9 @@ class Registry {
   // Every solution of every provider for `backend`, enumerated for the problem.
   std::vector<std::unique_ptr<Solution>> enumerate(std::string_view backend, const Problem& problem,
                                                    const SearchOptions& options) const;
+  // Throws InputError naming the first of `names` that no provider of `backend` has, with the
+  // providers it does have (a misspelt --providers would otherwise leave only Default to search).
+  void require_providers(std::string_view backend, const std::vector<std::string>& names) const;
   // The solution a stored name denotes, or nullptr when no provider knows it.
   std::unique_ptr<Solution> from_name(std::string_view backend, const Problem& problem,
                                       std::string_view name) const;

@@ -1,7 +1,6 @@
 #include "tuner/tuner.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -84,16 +83,7 @@ bool beats_default(std::span<const double> challenger_ms, std::span<const double
 
 Tuner::Tuner(Backend& backend, const Registry& registry, TunerOptions options)
     : backend_(backend), registry_(registry), options_(std::move(options)) {
-  // A misspelt provider would silently leave only Default to search.
-  const std::string& backend_name = backend_.properties().backend;
-  std::vector<std::string> known;
-  for (const auto& p : registry_.providers_for(backend_name)) known.emplace_back(p->name());
-  for (const auto& wanted : options_.search.providers) {
-    if (std::find(known.begin(), known.end(), wanted) == known.end()) {
-      throw InputError(fmt::format("no provider '{}' on the {} backend; known: {}", wanted,
-                                   backend_name, fmt::join(known, ", ")));
-    }
-  }
+  registry_.require_providers(backend_.properties().backend, options_.search.providers);
 }
 
 TuningReport Tuner::tune(const Problem& problem, const TuningProgress& progress) {
