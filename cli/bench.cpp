@@ -10,10 +10,9 @@
 
 #include <chrono>
 #include <csignal>
-#include <fstream>
-#include <iterator>
 
 #include "cli/app.hpp"
+#include "cli/command_line.hpp"
 #include "cli/config_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/text_table.hpp"
@@ -84,25 +83,6 @@ DevicePeaks device_peaks(const std::string& device_name, const BenchCliOptions& 
   return peaks;
 }
 
-// The command line as typed, from /proc/self/cmdline.
-std::string command_line() {
-  std::ifstream proc("/proc/self/cmdline", std::ios::binary);
-  const std::string raw((std::istreambuf_iterator<char>(proc)), std::istreambuf_iterator<char>());
-  std::string out;
-  std::size_t start = 0;
-  while (start < raw.size()) {
-    std::size_t end = raw.find('\0', start);
-    if (end == std::string::npos) end = raw.size();
-    std::string arg = raw.substr(start, end - start);
-    if (arg.empty() || arg.find_first_of(" \t'\"$\\") != std::string::npos) {
-      arg = "'" + arg + "'";
-    }
-    out += (out.empty() ? "" : " ") + arg;
-    start = end + 1;
-  }
-  return out.empty() ? std::string("gemmtune bench") : out;
-}
-
 std::string now_utc() {
   return format_timestamp(std::chrono::system_clock::now());
 }
@@ -170,7 +150,8 @@ void run_bench_command(BenchCliOptions& cli) {
   apply_tuning_options(cli.tuning, cli.run.tuner);
 
   BenchReport report;
-  report.run.command_line = command_line();
+  const std::string typed = command_line_as_typed();
+  report.run.command_line = typed.empty() ? std::string("gemmtune bench") : typed;
   report.run.started_at = now_utc();
   report.run.workload = workload.name;
   report.run.workload_form = workload.form;

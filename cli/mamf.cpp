@@ -14,9 +14,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 
 #include "cli/app.hpp"
+#include "cli/command_line.hpp"
 #include "cli/config_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "drivers/mamf/mamf_report.hpp"
@@ -101,9 +101,9 @@ class MamfConsole final : public MamfObserver {
     if (p.flops_done > 0 && p.sweep_seconds > 0) {
       eta = format_elapsed(p.sweep_seconds / p.flops_done * (p.flops_total - p.flops_done));
     }
-    std::string best = p.best_mean_tflops > 0
-                           ? fmt::format(" | best {:.1f} TFLOPS @ {}", p.best_mean_tflops, p.best_shape)
-                           : std::string();
+    std::string best = p.best_mean_tflops > 0 ? fmt::format(" | best {:.1f} TFLOPS @ {}",
+                                                            p.best_mean_tflops, p.best_shape)
+                                              : std::string();
     fmt::print(stderr, "\r\033[K[{}] {:3.0f}% {}/{} {} {}{} | ETA {}", bar, 100 * fraction,
                std::min(p.index + 1, p.total), p.total, p.phase, p.shape.text(), best, eta);
     drawn_ = true;
@@ -117,33 +117,10 @@ class MamfConsole final : public MamfObserver {
   std::ofstream file_;
 };
 
-std::string shell_quoted(const std::string& arg) {
-  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                            "0123456789-_=./:,+@%") == std::string::npos) {
-    return arg;
-  }
-  std::string out = "'";
-  for (const char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// The command line as typed (like mamf-finder's sys.argv), read from /proc/self/cmdline; where
-// that is unavailable, rebuilt from the parsed options.
+// The command line as typed (like mamf-finder's sys.argv); where /proc/self/cmdline is
+// unavailable, rebuilt from the parsed options.
 std::string command_line_of(const CLI::App& cmd) {
-  std::ifstream proc("/proc/self/cmdline", std::ios::binary);
-  std::string raw((std::istreambuf_iterator<char>(proc)), std::istreambuf_iterator<char>());
-  if (!raw.empty()) {
-    std::string out;
-    std::size_t start = 0;
-    while (start < raw.size()) {
-      const std::size_t end = raw.find('\0', start);
-      const std::string arg = raw.substr(start, end == std::string::npos ? end : end - start);
-      out += (out.empty() ? "" : " ") + shell_quoted(arg);
-      if (end == std::string::npos) break;
-      start = end + 1;
-    }
-    return out;
-  }
+  if (std::string typed = command_line_as_typed(); !typed.empty()) return typed;
   std::string out = "gemmtune mamf";
   for (const CLI::Option* opt : cmd.get_options()) {
     if (opt->count() == 0 || opt->get_lnames().empty()) continue;
@@ -157,13 +134,16 @@ void run_mamf_command(MamfCliOptions& cli, const std::string& command_line) {
   MamfOptions& o = cli.run;
   const auto dtype = dtype_from_cli_name(cli.dtype);
   if (!dtype || info(*dtype).is_complex || *dtype == DType::Float64) {
-    throw InputError(fmt::format("--dtype {}: use bfloat16, float16, float32, tf32, "
-                                 "float8_e4m3fn or float8_e5m2", cli.dtype));
+    throw InputError(
+        fmt::format("--dtype {}: use bfloat16, float16, float32, tf32, "
+                    "float8_e4m3fn or float8_e5m2",
+                    cli.dtype));
   }
   o.dtype = *dtype;
   o.backend = parse_backend_kind(cli.backend);
   o.tuner.check = parse_numerical_check(cli.numerical_check);
-  o.tuner.search.space = cli.search == "exhaustive" ? SearchSpace::Exhaustive : SearchSpace::Heuristic;
+  o.tuner.search.space =
+      cli.search == "exhaustive" ? SearchSpace::Exhaustive : SearchSpace::Heuristic;
   if (cli.peak_tflops > 0) o.peak_tflops = cli.peak_tflops;
   o.device_spec = cli.config.device_spec();
   o.config = cli.config.text();
@@ -188,7 +168,8 @@ void run_mamf_command(MamfCliOptions& cli, const std::string& command_line) {
   if (!o.verbose) {
     fmt::print("best mean {:.1f} TFLOPS @ {} ({} of {} shapes){}\n", result.baseline.best().mean,
                result.baseline.best_mean_shape().text(), result.baseline.shapes(),
-               result.planned_shapes, o.output_file.empty() ? "" : "; full report in " + o.output_file);
+               result.planned_shapes,
+               o.output_file.empty() ? "" : "; full report in " + o.output_file);
     if (result.monitor) {
       // The monitor's verdict, its last line: "  throttled during measurements: no".
       const std::string text = monitor::format_monitor_summary(*result.monitor);
@@ -214,44 +195,57 @@ void setup_mamf(CLI::App& app) {
   auto* n = cmd->add_option("--n", o.n.values, "N values (the last dimension)")->expected(1, -1);
   auto* k = cmd->add_option("--k", o.k.values, "K values (the shared dimension)")->expected(1, -1);
   cmd->add_option("--m_range", o.m.range, "M range START STOP STEP (stop excluded; 0 = STEP)")
-      ->expected(3)->excludes(m);
+      ->expected(3)
+      ->excludes(m);
   cmd->add_option("--n_range", o.n.range, "N range START STOP STEP (stop excluded; 0 = STEP)")
-      ->expected(3)->excludes(n);
+      ->expected(3)
+      ->excludes(n);
   cmd->add_option("--k_range", o.k.range, "K range START STOP STEP (stop excluded; 0 = STEP)")
-      ->expected(3)->excludes(k);
+      ->expected(3)
+      ->excludes(k);
   cmd->add_option("--num_iterations", o.bench.iterations, "Timed iterations per shape")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("--num_warmup_iterations", o.bench.warmup_iterations,
                   "Warm-up iterations per shape (not timed)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--dtype", cli->dtype,
                   "bfloat16, float16, float32, tf32, float8_e4m3fn or float8_e5m2")
       ->capture_default_str();
   cmd->add_option("--cuda_device", o.device, "Device ordinal")
-      ->envname("GEMMTUNE_DEVICE")->capture_default_str();
+      ->envname("GEMMTUNE_DEVICE")
+      ->capture_default_str();
   cmd->add_option("--output_file", o.output_file, "Also write the report to this file");
   cmd->add_option("--notes", o.notes, "Notes for the report header");
   cmd->add_flag("--verbose,!--no-verbose", o.verbose, "Print the report on stdout (default)");
   // gemmtune's own.
   cmd->add_option("--backend", cli->backend, "auto (CUDA where a GPU is present), cpu or cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))->envname("GEMMTUNE_BACKEND")->capture_default_str();
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->envname("GEMMTUNE_BACKEND")
+      ->capture_default_str();
   cmd->add_flag("--tuned", o.tuned, "Tune every shape and report its best solution beside Default");
   cmd->add_option("--results", o.results_file,
                   "Use the solutions of this results file (.csv, .db) where it has the shape");
   cmd->add_option("--max-finalists", o.tuner.timing.max_finalists,
                   "--tuned: how many of the fastest correct candidates are fully measured")
-      ->check(CLI::NonNegativeNumber)->default_val(4)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->default_val(4)
+      ->capture_default_str();
   cmd->add_option("--numerical-check", cli->numerical_check,
                   "--tuned: check candidates against Default: on, off, or ATOL_RTOL")
       ->capture_default_str();
   cmd->add_option("--search", cli->search, "--tuned: heuristic or exhaustive")
-      ->check(CLI::IsMember({"heuristic", "exhaustive"}))->capture_default_str();
+      ->check(CLI::IsMember({"heuristic", "exhaustive"}))
+      ->capture_default_str();
   cmd->add_option("--sustained", o.sustained_seconds,
                   "Also hold the best shape for SECONDS and report the sustained TFLOPS")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--max-warmup-seconds", o.warmup.max_seconds,
                   "Warm the device up until timings settle, at most this long (0 = no warm-up)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_flag("--rotate", o.bench.rotate,
                 "Rotate operand copies (2x last-level cache) instead of flushing the cache");
   cmd->add_option("--seed", o.bench.seed, "Seed of the random operands")->capture_default_str();

@@ -1,0 +1,41 @@
+#include "cli/command_line.hpp"
+
+#include <fstream>
+#include <iterator>
+
+namespace gemmtune::cli {
+
+std::string shell_quoted(const std::string& arg) {
+  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789-_=./:,+@%") == std::string::npos) {
+    return arg;
+  }
+  std::string out = "'";
+  for (const char c : arg) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+std::string command_line_as_typed() {
+  std::ifstream proc("/proc/self/cmdline", std::ios::binary);
+  const std::string raw((std::istreambuf_iterator<char>(proc)), std::istreambuf_iterator<char>());
+  std::string out;
+  std::size_t start = 0;
+  while (start < raw.size()) {
+    const std::size_t end = raw.find('\0', start);
+    const std::string arg = raw.substr(start, end == std::string::npos ? end : end - start);
+    if (!out.empty()) out += ' ';
+    out += shell_quoted(arg);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace gemmtune::cli
