@@ -35,6 +35,12 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
       ->envname("GEMMTUNE_MAX_FINALISTS")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd.add_option("--settle-ms", timing.settle_duration_ms,
+                 "Tuning: untimed back-to-back Default runs before the finalists' measurement, so "
+                 "that they are measured at sustained clocks (ms; 0 = off)")
+      ->envname("GEMMTUNE_SETTLE_MS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd.add_flag("--flush-cache", timing.flush_cache,
                "Flush the last-level cache before every timed iteration")
       ->envname("GEMMTUNE_FLUSH_CACHE");

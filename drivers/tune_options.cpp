@@ -11,10 +11,12 @@ std::string describe_tuning(const TunerOptions& tuner) {
                                               : std::string("default (2x last-level cache)");
   return fmt::format(
       "max_tuning_duration_ms={}\nmax_tuning_iterations={}\nmax_warmup_duration_ms={}\n"
-      "max_warmup_iterations={}\nmax_finalists={}\nrotating_buffer_mb={}\nflush_cache={}\n"
+      "max_warmup_iterations={}\nmax_finalists={}\nsettle_ms={}\nrotating_buffer_mb={}\nflush_"
+      "cache={}\n"
       "numerical_check={}\nsearch={}\nproviders={}\nworkspace_mb={}\nseed={}\n",
       t.max_tuning_duration_ms, t.max_tuning_iterations, t.max_warmup_duration_ms,
-      t.max_warmup_iterations, t.max_finalists, rotating, t.flush_cache, to_string(tuner.check),
+      t.max_warmup_iterations, t.max_finalists, t.settle_duration_ms, rotating, t.flush_cache,
+      to_string(tuner.check),
       tuner.search.space == SearchSpace::Exhaustive ? "exhaustive" : "heuristic",
       tuner.search.providers.empty() ? std::string("all")
                                      : fmt::format("{}", fmt::join(tuner.search.providers, ",")),
@@ -28,8 +30,8 @@ std::string describe(const TuneOptions& o) {
       "problem_timeout_s={}\nmax_worker_restarts={}\nshard={}/{} ({})\n{}",
       fmt::join(o.inputs, " "), fmt::join(o.problems, " "), o.output, to_string(o.backend),
       o.device, describe_tuning(o.tuner), o.strict, o.monitor_interval_ms,
-      fmt::join(o.devices, ","), o.problem_timeout_s,
-      o.max_worker_restarts, o.shard.index, o.shard.count, o.shard.source,
+      fmt::join(o.devices, ","), o.problem_timeout_s, o.max_worker_restarts, o.shard.index,
+      o.shard.count, o.shard.source,
       o.config.empty() ? std::string() : "# effective configuration\n" + o.config);
 }
 

@@ -43,6 +43,13 @@ struct TimingPolicy {
   // every one under the full caps would cost seconds per problem, while the true winner is, up
   // to screening noise, among the fastest few. 0 = no limit.
   int max_finalists = 8;
+  // Settle: right before the finalists' measurement, Default runs back to back for this long,
+  // untimed, so that they are measured at the clocks and power of sustained work rather than
+  // fresh from the idle numerical checks. On an H200 a compute-bound GEMM measured right after
+  // the checks ran up to 11% faster than under sustained load, and not every kernel equally:
+  // which of two configurations was faster flipped (bench/results/2026-11-21-h200-run4.md,
+  // -power-drift.md). 0 = off.
+  double settle_duration_ms = 100;
 };
 
 // The two caps of one phase; 0 = no cap of that kind.
@@ -62,7 +69,17 @@ inline PhaseCaps screening_caps(const TimingPolicy& p) {
 inline PhaseCaps measurement_caps(const TimingPolicy& p) {
   return {p.max_tuning_iterations, p.max_tuning_duration_ms};
 }
-inline bool warmup_enabled(const TimingPolicy& p) { return !warmup_caps(p).empty(); }
-inline bool screening_enabled(const TimingPolicy& p) { return p.screening_iterations > 0; }
+inline PhaseCaps settle_caps(const TimingPolicy& p) {
+  return {0, p.settle_duration_ms};
+}
+inline bool warmup_enabled(const TimingPolicy& p) {
+  return !warmup_caps(p).empty();
+}
+inline bool settle_enabled(const TimingPolicy& p) {
+  return p.settle_duration_ms > 0;
+}
+inline bool screening_enabled(const TimingPolicy& p) {
+  return p.screening_iterations > 0;
+}
 
 }  // namespace gemmtune

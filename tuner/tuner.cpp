@@ -358,6 +358,10 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   }
   const PhaseCaps caps = measurement_caps(timing);
   const int rounds = caps.empty() ? 1 : kMeasurementRounds;
+  if (settle_enabled(timing) && !caps.empty() && survivors.size() > 1) {
+    Measurement settled;  // untimed in effect: its samples are dropped
+    if (!phase(reference, settle_caps(timing), "settle", settled)) return reference_failed();
+  }
   for (int round = 0; round < rounds; ++round) {
     for (std::size_t i = 0; i < survivors.size(); ++i) {
       Candidate& c = *survivors[round % 2 == 0 ? i : survivors.size() - 1 - i];

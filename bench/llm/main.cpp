@@ -31,6 +31,7 @@ struct Options {
   std::string details;
   int device = 0;
   double time_budget_s = 0;  // 0 = none
+  double settle_ms = TimingPolicy{}.settle_duration_ms;
   RemeasureOptions remeasure;
 };
 
@@ -67,9 +68,11 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
   h.command = command;
   const TimingPolicy& t = tuner.timing;
   h.conditions = fmt::format(
-      "- tuning: the real engine with default TunerOptions (as `gemmtune tune`): heuristic search "
+      "- tuning: the real engine with TunerOptions as `gemmtune tune` has them by default: "
+      "heuristic search "
       "space, workspace {} MiB, warmup {} it, screening {} it / {} ms, keep factor {}, {} "
-      "finalists, measurement {} it / {} ms, numerical check against Default, winner must beat "
+      "finalists, settle {} ms, measurement {} it / {} ms, numerical check against Default, winner "
+      "must beat "
       "Default by {} standard errors\n"
       "- re-measurement: one operand set rotation per problem (≥ 2×L2 = {:.0f} MiB, as the tuner "
       "plans it) and one profiler for all solutions; warmup {} it each, then {} interleaved rounds "
@@ -77,13 +80,15 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "samples; per-iteration CUDA events; alpha 1, beta 0, random operands in [-1, 1]; noise = "
       "two standard errors of the per-round winner/other ratios (or of the pooled medians)\n"
       "- top-8: the first {} proposals of cublasLtMatmulAlgoGetHeuristic (best fit, {} MiB "
-      "workspace), each run as proposed; heuristic #0 is the first of them\n"
+      "workspace), each run as proposed; heuristic #0 is the first of them; a winner that is one "
+      "of them is that entry (timed once)\n"
       "- time budget: {}",
       tuner.search.max_workspace_bytes >> 20, t.max_warmup_iterations, t.screening_iterations,
-      t.screening_duration_ms, t.screening_keep_factor, t.max_finalists, t.max_tuning_iterations,
-      t.max_tuning_duration_ms, tuner.default_margin_sigmas, mib(2 * d.last_level_cache_bytes),
-      o.remeasure.warmup.max_iterations, o.remeasure.rounds, o.remeasure.caps.max_iterations,
-      o.remeasure.caps.max_duration_ms, o.remeasure.top, tuner.search.max_workspace_bytes >> 20,
+      t.screening_duration_ms, t.screening_keep_factor, t.max_finalists, t.settle_duration_ms,
+      t.max_tuning_iterations, t.max_tuning_duration_ms, tuner.default_margin_sigmas,
+      mib(2 * d.last_level_cache_bytes), o.remeasure.warmup.max_iterations, o.remeasure.rounds,
+      o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms, o.remeasure.top,
+      tuner.search.max_workspace_bytes >> 20,
       o.time_budget_s > 0 ? fmt::format("{} s", o.time_budget_s) : std::string("none"));
   return h;
 }
@@ -105,7 +110,8 @@ int run(const Options& o, const std::string& command) {
   }
   BackendSession session = open_backend(BackendKind::Cuda, o.device);
   Backend& backend = *session.backend;
-  const TunerOptions tuner_options;  // what `gemmtune tune` uses without options
+  TunerOptions tuner_options;  // what `gemmtune tune` uses without options, but for --settle-ms
+  tuner_options.timing.settle_duration_ms = o.settle_ms;
   Tuner tuner(backend, *session.registry, tuner_options);
   const ReportHeader header = make_header(backend, tuner_options, o, command);
 
@@ -170,6 +176,9 @@ int main(int argc, char** argv) {
   app.add_option("--device", o.device, "CUDA device ordinal");
   app.add_option("--time-budget", o.time_budget_s,
                  "Seconds after which no further problem is started (0 = none)");
+  app.add_option("--settle-ms", o.settle_ms,
+                 "The tuner's settle phase (gemmtune tune --settle-ms), for comparisons")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--rounds", o.remeasure.rounds, "Interleaved re-measurement rounds")
       ->check(CLI::PositiveNumber);
   app.add_option("--iterations", o.remeasure.caps.max_iterations,

@@ -33,6 +33,8 @@ std::vector<std::string> worker_arguments(const std::string& executable, const T
       std::to_string(t.max_warmup_iterations),
       "--max-finalists",
       std::to_string(t.max_finalists),
+      "--settle-ms",
+      fmt::format("{}", t.settle_duration_ms),
       "--numerical-check",
       to_string(tuner.check),
       "--search",

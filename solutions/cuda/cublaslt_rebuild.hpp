@@ -1,10 +1,11 @@
 // AlgoRebuilder: the one way a configuration becomes a cuBLASLt algorithm, used by the search
 // and by from_name alike, so that a name rebuilds exactly the bytes that were timed.
 //
-// An algorithm may carry state beyond its configuration attributes. So the base is the
-// heuristic's own algorithm for the configuration's id — its first proposal when limited to that
-// id (CUBLASLT_SEARCH_LIMITED_BY_ALGO_ID, 32 MiB workspace preference, whatever the search's
-// limit) — or a fresh cublasLtMatmulAlgoInit when it proposes none; then every configuration
+// An algorithm may carry state beyond its configuration attributes. So where the heuristic,
+// limited to the configuration's id (CUBLASLT_SEARCH_LIMITED_BY_ALGO_ID, 32 MiB workspace
+// preference, whatever the search's limit, up to kRebuildProposals proposals), proposes exactly
+// this configuration, its algorithm is taken unchanged. Otherwise the base is its first proposal
+// for the id, or a fresh cublasLtMatmulAlgoInit when it proposes none, and every configuration
 // attribute is set from the configuration.
 #pragma once
 
@@ -36,5 +37,8 @@ class AlgoRebuilder {
 
 // Workspace preference of the per-id queries that choose bases.
 inline constexpr std::size_t kRebuildWorkspaceBytes = std::size_t{32} << 20;
+// Proposals asked for per id: enough to hold the heuristic's own algorithms for that id that the
+// search offers as candidates.
+inline constexpr int kRebuildProposals = 64;
 
 }  // namespace gemmtune::cuda

@@ -7,7 +7,8 @@ namespace {
 
 using namespace skinny;
 
-// D += A·B for one m16n8k16 tile; a: 4 registers of 2 elements, b: 2.
+// D += A·B for one m16n8k16 tile; a: 4 registers of 2 elements, b: 2. Not volatile: the
+// instruction has no side effects, and the compiler may then schedule loads around it.
 template <typename T>
 __device__ __forceinline__ void mma_16816(float (&d)[4], unsigned a0, unsigned a1, unsigned a2,
                                           unsigned a3, unsigned b0, unsigned b1);
@@ -15,8 +16,7 @@ template <>
 __device__ __forceinline__ void mma_16816<__nv_bfloat16>(float (&d)[4], unsigned a0, unsigned a1,
                                                          unsigned a2, unsigned a3, unsigned b0,
                                                          unsigned b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
       "{%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
@@ -25,8 +25,7 @@ template <>
 __device__ __forceinline__ void mma_16816<__half>(float (&d)[4], unsigned a0, unsigned a1,
                                                   unsigned a2, unsigned a3, unsigned b0,
                                                   unsigned b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
       "{%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
@@ -75,46 +74,90 @@ __global__ void __launch_bounds__(Warps * 32) skinny_tc_kernel(SkinnyArgs args) 
     }
   }
 
-  const uint4 zero = make_uint4(0, 0, 0, 0);
+  // The main loop keeps Depth chunks of loads in flight per warp: a ring of register buffers in
+  // which chunk i is multiplied while chunk i + Depth is already on its way. Loading and then
+  // multiplying in one step left each warp waiting a full memory latency per step. (Chunks of two
+  // consecutive 32-k steps, so that a warp reads whole 128-byte lines, measured no faster on an
+  // H200.)
+  constexpr int kLoadsPerChunk = 2 * MTiles + NTiles;
+  constexpr int Depth = kLoadsPerChunk <= 3   ? 4
+                        : kLoadsPerChunk <= 4 ? 3
+                        : kLoadsPerChunk <= 6 ? 2
+                                              : 1;
+  struct Chunk {
+    uint4 a[MTiles][2];
+    uint4 b[NTiles];
+  };
   const int chunks = (args.k + 31) / 32;
-#pragma unroll 2
-  for (int chunk = warp; chunk < chunks; chunk += Warps) {
+  // Chunks past the end load zeros (their products add nothing); no address past k is read.
+  auto load = [&](Chunk& ch, int chunk) {
+    const uint4 zero = make_uint4(0, 0, 0, 0);
     const int kk = chunk * 32 + 8 * t;
-    const bool in_k = kk < args.k;  // k is a multiple of 8: a thread's 8 are all in or all out
-    uint4 av[MTiles][2];
+    const bool in_k = chunk < chunks && kk < args.k;  // k is a multiple of 8: all 8 in or out
 #pragma unroll
     for (int mt = 0; mt < MTiles; ++mt) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        av[mt][h] = in_k ? __ldcs(reinterpret_cast<const uint4*>(a_rows[mt][h] + kk)) : zero;
+        ch.a[mt][h] = in_k ? __ldcs(reinterpret_cast<const uint4*>(a_rows[mt][h] + kk)) : zero;
       }
     }
 #pragma unroll
     for (int nt = 0; nt < NTiles; ++nt) {
-      const uint4 bv =
-          in_k && b_live[nt] ? __ldg(reinterpret_cast<const uint4*>(b_cols[nt] + kk)) : zero;
+      ch.b[nt] = in_k && b_live[nt] ? __ldg(reinterpret_cast<const uint4*>(b_cols[nt] + kk)) : zero;
+    }
+  };
+  auto multiply = [&](const Chunk& ch) {
+#pragma unroll
+    for (int nt = 0; nt < NTiles; ++nt) {
 #pragma unroll
       for (int mt = 0; mt < MTiles; ++mt) {
-        mma_16816<T>(acc[mt][nt], av[mt][0].x, av[mt][1].x, av[mt][0].y, av[mt][1].y, bv.x, bv.y);
-        mma_16816<T>(acc[mt][nt], av[mt][0].z, av[mt][1].z, av[mt][0].w, av[mt][1].w, bv.z, bv.w);
+        const uint4& a0 = ch.a[mt][0];
+        const uint4& a1 = ch.a[mt][1];
+        const uint4& b = ch.b[nt];
+        mma_16816<T>(acc[mt][nt], a0.x, a1.x, a0.y, a1.y, b.x, b.y);
+        mma_16816<T>(acc[mt][nt], a0.z, a1.z, a0.w, a1.w, b.z, b.w);
       }
+    }
+  };
+  Chunk ring[Depth];
+#pragma unroll
+  for (int d = 0; d < Depth; ++d) load(ring[d], warp + d * Warps);
+  for (int base = warp; base < chunks; base += Depth * Warps) {
+#pragma unroll
+    for (int d = 0; d < Depth; ++d) {
+      multiply(ring[d]);
+      load(ring[d], base + (d + Depth) * Warps);
     }
   }
 
-  // The warps' partial sums, added in warp order.
+  // The warps' partial sums, added pairwise in a fixed tree (deterministic results): log2(Warps)
+  // steps instead of one step per warp.
+  static_assert((Warps & (Warps - 1)) == 0, "Warps must be a power of two");
   constexpr int kPerLane = MTiles * NTiles * 4;
-  __shared__ float sums[kPerLane * 32];
-  for (int w = 0; w < Warps; ++w) {
-    if (warp == w) {
+  __shared__ float sums[(Warps > 1 ? Warps / 2 : 1) * kPerLane * 32];
+#pragma unroll 1
+  for (int step = 1; step < Warps; step *= 2) {
+    float* slot = sums + (warp / (2 * step)) * kPerLane * 32;
+    if (warp % (2 * step) == step) {
 #pragma unroll
       for (int mt = 0; mt < MTiles; ++mt) {
 #pragma unroll
         for (int nt = 0; nt < NTiles; ++nt) {
 #pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            float& s = sums[((mt * NTiles + nt) * 4 + i) * 32 + lane];
-            s = w == 0 ? acc[mt][nt][i] : s + acc[mt][nt][i];
-          }
+          for (int i = 0; i < 4; ++i)
+            slot[((mt * NTiles + nt) * 4 + i) * 32 + lane] = acc[mt][nt][i];
+        }
+      }
+    }
+    __syncthreads();
+    if (warp % (2 * step) == 0) {
+#pragma unroll
+      for (int mt = 0; mt < MTiles; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < NTiles; ++nt) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i)
+            acc[mt][nt][i] += slot[((mt * NTiles + nt) * 4 + i) * 32 + lane];
         }
       }
     }
@@ -131,7 +174,7 @@ __global__ void __launch_bounds__(Warps * 32) skinny_tc_kernel(SkinnyArgs args) 
         const int col = nt * 8 + 2 * t + (i & 1);
         if (row >= args.m || col >= args.n) continue;
         T* out = c + row + static_cast<std::int64_t>(col) * args.ldc;
-        float value = args.alpha * sums[((mt * NTiles + nt) * 4 + i) * 32 + lane];
+        float value = args.alpha * acc[mt][nt][i];
         // beta = 0 must not read C: it may hold NaN (BLAS semantics).
         if (args.beta != 0.f) value = fmaf(args.beta, to_float(*out), value);
         *out = from_float<T>(value);

@@ -1,7 +1,8 @@
 // gemmtune's own skinny kernels (CUDA cores and tensor cores) agree with a double-precision host
 // reference in every compiled configuration that fits: each dtype, n from 1 to 64, padded leading
 // dimensions, alpha and beta, a strided batch, and shapes that force the element-load path (k or
-// ld not a multiple of the vector). Names round-trip; problems they do not fit get no candidates.
+// ld not a multiple of the vector), and k that ends inside a tensor-core chunk. Names round-trip;
+// problems they do not fit get no candidates.
 #include <gtest/gtest.h>
 
 #include "gpu_support.hpp"
@@ -58,6 +59,18 @@ TEST_F(SkinnyKernel, AlphaBetaAndBatches) {
   p.batch = 3;
   p.stride_c = p.ldc * p.n + 16;
   check_every_config(p, 0.5, 0.75);
+}
+
+TEST_F(SkinnyKernel, KThatEndsInsideAChunk) {
+  // k a multiple of 8 (16-byte loads) but not of 32 (one tensor-core chunk), and short enough
+  // that some warps get no chunk at all while the load ring runs past the end.
+  for (std::int64_t k : {8, 40, 1000, 3080}) {
+    for (std::int64_t n : {1, 8, 33, 64}) {
+      check_every_config(
+          Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 200, n, k), 1.0,
+          0.0);
+    }
+  }
 }
 
 TEST_F(SkinnyKernel, ElementLoadsWhereVectorsDoNotFit) {
