@@ -24,7 +24,8 @@ struct Candidate {
   CandidateReport report;
   bool alive = true;  // still competing
   bool is_default = false;
-  std::vector<double> samples;  // of the measurement phase
+  std::vector<double> samples;        // of the measurement phase, all rounds pooled
+  std::vector<double> round_medians;  // of the measurement phase, one per round
 };
 
 double tflops_at(const Problem& p, double median_ms) {
@@ -79,6 +80,26 @@ bool beats_default(std::span<const double> challenger_ms, std::span<const double
       margin_sigmas * std::hypot(median_standard_error(challenger_ms, challenger),
                                  median_standard_error(reference_ms, reference));
   return challenger < reference - threshold;
+}
+
+bool beats_default_paired(std::span<const double> challenger_round_ms,
+                          std::span<const double> reference_round_ms, double margin_sigmas) {
+  const std::size_t n = std::min(challenger_round_ms.size(), reference_round_ms.size());
+  if (n < 4) return false;
+  std::vector<double> logs;
+  logs.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (challenger_round_ms[i] <= 0 || reference_round_ms[i] <= 0) return false;
+    logs.push_back(std::log(challenger_round_ms[i] / reference_round_ms[i]));
+  }
+  double mean = 0;
+  for (double x : logs) mean += x;
+  mean /= static_cast<double>(n);
+  double variance = 0;
+  for (double x : logs) variance += (x - mean) * (x - mean);
+  variance /= static_cast<double>(n - 1);
+  const double standard_error = std::sqrt(variance / static_cast<double>(n));
+  return mean < 0 && -mean > margin_sigmas * standard_error;
 }
 
 Tuner::Tuner(Backend& backend, const Registry& registry, TunerOptions options)
@@ -388,6 +409,7 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
         continue;
       }
       c.samples.insert(c.samples.end(), m.samples_ms.begin(), m.samples_ms.end());
+      c.round_medians.push_back(m.stats.median_ms);
     }
   }
   for (Candidate* c : survivors) {
@@ -400,7 +422,9 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     if (progress) progress(c->report, done, total);
   }
 
-  // Selection: the lowest median, if it beats Default beyond the noise; else Default.
+  // Selection: the lowest median, if it beats Default beyond the noise of either test; else
+  // Default. Rounds that a candidate skipped (its caps were spent) leave the round lists unequal
+  // and the paired test out.
   Candidate* fastest = nullptr;
   for (auto& c : candidates) {
     if (c.alive && !c.is_default &&
@@ -409,8 +433,14 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     }
   }
   Candidate* winner = &reference;
-  if (fastest != nullptr &&
-      beats_default(fastest->samples, reference.samples, options_.default_margin_sigmas)) {
+  const auto beats = [&](const Candidate& c) {
+    const double margin = options_.default_margin_sigmas;
+    return beats_default(c.samples, reference.samples, margin) ||
+           (c.round_medians.size() == reference.round_medians.size() &&
+            c.report.stats.median_ms < reference.report.stats.median_ms &&
+            beats_default_paired(c.round_medians, reference.round_medians, margin));
+  };
+  if (fastest != nullptr && beats(*fastest)) {
     winner = fastest;
   }
   winner->report.disposition = Disposition::Winner;

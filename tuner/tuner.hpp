@@ -8,7 +8,8 @@
 // Default is required (it is the numerical reference and the baseline), is never screened out and
 // is always measured. A candidate beats Default only when its median is lower by more than the
 // measured noise (default_margin_sigmas standard errors of the difference of the two medians, see
-// beats_default); otherwise Default wins. So a winner is never slower than Default, and two runs
+// beats_default, or of the mean per-round log ratio, see beats_default_paired); otherwise Default
+// wins. So a winner is never slower than Default, and two runs
 // on one machine agree up to candidates whose times agree within noise.
 //
 // Every candidate ends with a Disposition, a reason where it did not compete, and the statistics
@@ -45,8 +46,8 @@ struct TunerOptions {
   // input (random instead of poisoned).
   double alpha = 1.0;
   double beta = 0.0;
-  // How many standard errors of the median difference a candidate must beat Default by; 0 picks
-  // the lowest median outright.
+  // How many standard errors of the median difference (or of the paired per-round log ratio) a
+  // candidate must beat Default by; 0 picks the lowest median outright.
   double default_margin_sigmas = 2.0;
   // Fraction of Backend::available_memory_bytes() the rotating operand sets may take.
   double memory_fraction = 0.5;
@@ -96,5 +97,15 @@ class Tuner {
 // neither hides a real gain nor invents one.
 bool beats_default(std::span<const double> challenger_ms, std::span<const double> reference_ms,
                    double margin_sigmas);
+
+// The paired form, over the medians of the measurement's interleaved rounds (round i of each
+// measured both within one pass over the finalists): true when the mean of log(challenger_i /
+// reference_i) is below zero by more than `margin_sigmas` of its standard error. A drift of the
+// device's speed between rounds moves both medians of a round alike and cancels here, where it
+// widens the pooled spread of beats_default: on an H200 a cuBLASLt configuration 1% faster than
+// Default in every round stayed within the pooled noise and lost (bench/results/
+// 2026-11-21-h200-run6.md, #31). False with fewer than 4 rounds.
+bool beats_default_paired(std::span<const double> challenger_round_ms,
+                          std::span<const double> reference_round_ms, double margin_sigmas);
 
 }  // namespace gemmtune

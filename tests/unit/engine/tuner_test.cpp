@@ -349,5 +349,39 @@ TEST(BeatsDefault, RobustToOutliers) {
   EXPECT_FALSE(beats_default({}, reference, 2.0));
 }
 
+TEST(BeatsDefaultPaired, SeesASmallGainThroughDriftThePooledTestCannot) {
+  // The device's speed drifts by ±10% from round to round; the challenger is 1% faster in each.
+  const std::vector<double> drift{1.00, 1.10, 0.95, 1.05, 0.92, 1.08, 1.00, 0.97};
+  std::vector<double> reference, challenger, reference_samples, challenger_samples;
+  for (double d : drift) {
+    reference.push_back(10.0 * d);
+    challenger.push_back(9.9 * d);
+    for (int i = 0; i < 12; ++i) {
+      reference_samples.push_back(10.0 * d);
+      challenger_samples.push_back(9.9 * d);
+    }
+  }
+  EXPECT_FALSE(beats_default(challenger_samples, reference_samples, 2.0));
+  EXPECT_TRUE(beats_default_paired(challenger, reference, 2.0));
+  EXPECT_FALSE(beats_default_paired(reference, challenger, 2.0));
+}
+
+TEST(BeatsDefaultPaired, NoiseAroundASmallGainIsNotAGain) {
+  // Per-round ratios of 0.97, 1.02, 0.98, 1.03, ...: a mean gain of 0.5% inside ±2.5% noise.
+  const std::vector<double> reference(8, 10.0);
+  const std::vector<double> challenger{9.7, 10.2, 9.8, 10.3, 9.7, 10.2, 9.8, 9.9};
+  EXPECT_FALSE(beats_default_paired(challenger, reference, 2.0));
+}
+
+TEST(BeatsDefaultPaired, NeedsFourRoundsAndPositiveTimes) {
+  EXPECT_FALSE(
+      beats_default_paired(std::vector<double>{1, 1, 1}, std::vector<double>{2, 2, 2}, 2.0));
+  EXPECT_TRUE(beats_default_paired(std::vector<double>{1, 1.01, 1, 1},
+                                   std::vector<double>{2, 2, 2, 2}, 2.0));
+  EXPECT_FALSE(
+      beats_default_paired(std::vector<double>{1, 0, 1, 1}, std::vector<double>{2, 2, 2, 2}, 2.0));
+  EXPECT_FALSE(beats_default_paired({}, std::vector<double>{2, 2, 2, 2}, 2.0));
+}
+
 }  // namespace
 }  // namespace gemmtune
