@@ -104,7 +104,8 @@ bool beats_default(std::span<const double> challenger_ms, std::span<const double
 // device's speed between rounds moves both medians of a round alike and cancels here, where it
 // widens the pooled spread of beats_default: on an H200 a cuBLASLt configuration 1% faster than
 // Default in every round stayed within the pooled noise and lost (bench/results/
-// 2026-11-21-h200-run6.md, #31). False with fewer than 4 rounds.
+// 2026-11-21-h200-run6.md, #31). False with fewer than 4 rounds. The Tuner asks it for one
+// standard error more than beats_default (see there).
 bool beats_default_paired(std::span<const double> challenger_round_ms,
                           std::span<const double> reference_round_ms, double margin_sigmas);
 
