@@ -9,8 +9,8 @@
 // is always measured. A candidate beats Default only when its median is lower by more than the
 // measured noise (default_margin_sigmas standard errors of the difference of the two medians, see
 // beats_default, or of the mean per-round log ratio, see beats_default_paired); otherwise Default
-// wins. So a winner is never slower than Default, and two runs
-// on one machine agree up to candidates whose times agree within noise.
+// wins. So a winner is never slower than Default, and two runs on one machine agree up to
+// candidates whose times agree within noise.
 //
 // Every candidate ends with a Disposition, a reason where it did not compete, and the statistics
 // of the last phase it ran. Expected failures (unsupported, throwing or failing or wrong
