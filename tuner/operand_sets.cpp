@@ -14,11 +14,17 @@ std::size_t bytes_of(std::int64_t elements, DType dtype) {
   return static_cast<std::size_t>(elements) * element_bytes(dtype);
 }
 
-DType bias_dtype(const Problem& p) { return p.bias_type.value_or(p.c_type); }
+DType bias_dtype(const Problem& p) {
+  return p.bias_type.value_or(p.c_type);
+}
 
 // ScaledGemm scales: one float per tensor, or one per row of A (m) / column of B (n) row-wise.
-std::int64_t scale_a_elements(const Problem& p) { return p.rowwise ? p.m : 1; }
-std::int64_t scale_b_elements(const Problem& p) { return p.rowwise ? p.n : 1; }
+std::int64_t scale_a_elements(const Problem& p) {
+  return p.rowwise ? p.m : 1;
+}
+std::int64_t scale_b_elements(const Problem& p) {
+  return p.rowwise ? p.n : 1;
+}
 
 // 0x3F in every byte of a float is 0.747: positive, not a power of two, so that a candidate that
 // ignores or squares a scale is caught by the numerical check.
@@ -85,6 +91,20 @@ OperandSets::OperandSets(Backend& backend, const Problem& problem, const Rotatio
   check_c_ = backend_.allocate(bytes_of(slice_c_, p.c_type));
   if (workspace_bytes > 0) workspace_ = backend_.allocate(workspace_bytes);
   backend_.synchronize();
+}
+
+OperandMemory plan_operand_memory(Backend& backend, const Problem& problem,
+                                  std::size_t workspace_bytes, double memory_fraction,
+                                  std::optional<double> rotating_buffer_mb, bool flush_requested) {
+  OperandMemory m;
+  m.set_bytes = OperandSets::set_bytes(problem);
+  m.fixed_bytes = OperandSets::fixed_bytes(problem) + workspace_bytes;
+  m.allowed_bytes = static_cast<std::size_t>(memory_fraction *
+                                             static_cast<double>(backend.available_memory_bytes()));
+  m.rotation = plan_rotation(m.set_bytes, backend.properties().last_level_cache_bytes,
+                             m.allowed_bytes > m.fixed_bytes ? m.allowed_bytes - m.fixed_bytes : 0,
+                             rotating_buffer_mb, flush_requested);
+  return m;
 }
 
 Operands OperandSets::operands(int index) const {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "tuner/backend.hpp"
@@ -17,6 +18,19 @@
 #include "tuner/solution.hpp"
 
 namespace gemmtune {
+
+// The memory of one problem's operands on a backend: `allowed_bytes` (memory_fraction of what
+// the backend has available) must hold the fixed buffers plus `workspace_bytes`, and the rotating
+// sets take what is left (plan_rotation, with the caller's rotation and flush requests).
+struct OperandMemory {
+  std::size_t set_bytes = 0;      // one rotating set
+  std::size_t fixed_bytes = 0;    // OperandSets::fixed_bytes + the workspace
+  std::size_t allowed_bytes = 0;  // memory_fraction × available memory
+  RotationPlan rotation;          // .fits false: not even one set fits
+};
+OperandMemory plan_operand_memory(Backend& backend, const Problem& problem,
+                                  std::size_t workspace_bytes, double memory_fraction,
+                                  std::optional<double> rotating_buffer_mb, bool flush_requested);
 
 class OperandSets {
  public:

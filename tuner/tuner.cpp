@@ -205,18 +205,16 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
 
   // Memory: one set must fit next to the fixed buffers; rotation takes what the budget allows.
   const std::size_t available = backend_.available_memory_bytes();
-  const std::size_t set_bytes = OperandSets::set_bytes(problem);
-  const std::size_t fixed = OperandSets::fixed_bytes(problem) + workspace_bytes;
-  const auto budget_total =
-      static_cast<std::size_t>(options_.memory_fraction * static_cast<double>(available));
-  const std::size_t budget = budget_total > fixed ? budget_total - fixed : 0;
-  report.rotation = plan_rotation(set_bytes, device.last_level_cache_bytes, budget,
-                                  options_.timing.rotating_buffer_mb, options_.timing.flush_cache);
+  const OperandMemory memory =
+      plan_operand_memory(backend_, problem, workspace_bytes, options_.memory_fraction,
+                          options_.timing.rotating_buffer_mb, options_.timing.flush_cache);
+  report.rotation = memory.rotation;
   if (!report.rotation.fits) {
     report.error = fmt::format(
         "operands need {:.1f} MiB (+{:.1f} MiB workspace and check buffers), more than {:.0f}% of "
         "the {:.1f} MiB available on {}",
-        mib(set_bytes), mib(fixed), 100 * options_.memory_fraction, mib(available), device.name);
+        mib(memory.set_bytes), mib(memory.fixed_bytes), 100 * options_.memory_fraction,
+        mib(available), device.name);
     return collect();
   }
   std::optional<OperandSets> sets;

@@ -97,12 +97,9 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
   }
 
   // The operands, planned as the tuner plans them.
-  const std::size_t budget_total = static_cast<std::size_t>(
-      options.memory_fraction * static_cast<double>(backend.available_memory_bytes()));
-  const std::size_t fixed = OperandSets::fixed_bytes(problem) + workspace;
   out.rotation =
-      plan_rotation(OperandSets::set_bytes(problem), backend.properties().last_level_cache_bytes,
-                    budget_total > fixed ? budget_total - fixed : 0, std::nullopt, false);
+      plan_operand_memory(backend, problem, workspace, options.memory_fraction, std::nullopt, false)
+          .rotation;
   if (!out.rotation.fits) {
     out.error = fmt::format("operands do not fit: {}", out.rotation.describe());
     return out;

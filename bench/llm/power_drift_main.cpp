@@ -19,6 +19,7 @@
 #include "tuner/operand_sets.hpp"
 #include "tuner/profiler.hpp"
 #include "tuner/rotation.hpp"
+#include "tuner/tuner.hpp"
 
 namespace gemmtune::bench {
 namespace {
@@ -55,12 +56,10 @@ int run(const Options& o) {
     solutions.push_back(std::move(s));
   }
   // The operands as the tuner plans them by default (rotation over twice the L2).
-  const auto budget =
-      static_cast<std::size_t>(0.5 * static_cast<double>(backend.available_memory_bytes()));
   const RotationPlan rotation =
-      plan_rotation(OperandSets::set_bytes(problem), backend.properties().last_level_cache_bytes,
-                    budget - std::min(budget, OperandSets::fixed_bytes(problem) + workspace),
-                    std::nullopt, false);
+      plan_operand_memory(backend, problem, workspace, TunerOptions{}.memory_fraction, std::nullopt,
+                          false)
+          .rotation;
   OperandSets sets(backend, problem, rotation, workspace, 1, 1.0, 0.0);
   Profiler profiler(backend, sets, rotation.flush);
   for (auto& s : solutions) profiler.run(*s, problem, PhaseCaps{1, 0});  // load the kernels

@@ -25,18 +25,15 @@ PairMeasurement measure_pair(Backend& backend, const Problem& problem, Solution&
   std::size_t workspace = baseline.workspace_bytes(problem);
   if (other) workspace = std::max(workspace, other->workspace_bytes(problem));
 
-  const std::size_t set = OperandSets::set_bytes(problem);
-  const std::size_t fixed = OperandSets::fixed_bytes(problem) + workspace;
-  const auto allowed = static_cast<std::size_t>(
-      options.memory_fraction * static_cast<double>(backend.available_memory_bytes()));
-  result.rotation = plan_rotation(set, backend.properties().last_level_cache_bytes,
-                                  allowed > fixed ? allowed - fixed : 0,
-                                  options.timing.rotating_buffer_mb, options.timing.flush_cache);
+  const OperandMemory memory =
+      plan_operand_memory(backend, problem, workspace, options.memory_fraction,
+                          options.timing.rotating_buffer_mb, options.timing.flush_cache);
+  result.rotation = memory.rotation;
   if (!result.rotation.fits) {
-    throw InputError(
-        fmt::format("{}: operands need {:.1f} MiB (+{:.1f} MiB workspace), more than "
-                    "the {:.1f} MiB allowed",
-                    problem.params_signature(), mib(set), mib(fixed), mib(allowed)));
+    throw InputError(fmt::format(
+        "{}: operands need {:.1f} MiB (+{:.1f} MiB workspace), more than the {:.1f} MiB allowed",
+        problem.params_signature(), mib(memory.set_bytes), mib(memory.fixed_bytes),
+        mib(memory.allowed_bytes)));
   }
   OperandSets sets(backend, problem, result.rotation, workspace, options.seed, 1.0, 0.0);
   Profiler profiler(backend, sets, result.rotation.flush);

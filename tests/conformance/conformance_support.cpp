@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "host_reference.hpp"
 #include "tuner/error.hpp"
 #include "tuner/operand_sets.hpp"
 
@@ -12,6 +13,8 @@ namespace gemmtune::conformance {
 namespace {
 
 using Complex = std::complex<double>;
+using test_support::as_complex;
+using test_support::op_element;
 
 std::size_t bytes_of(std::int64_t elements, DType dtype) {
   return static_cast<std::size_t>(elements) * element_bytes(dtype);
@@ -35,14 +38,6 @@ Problem scaled_gemm(DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
   p.b_type = fp8_partner(dtype);
   p.c_type = c_type;
   return p;
-}
-
-Complex op_element(const std::vector<Complex>& x, Transpose t, std::int64_t ld, std::int64_t offset,
-                   std::int64_t row, std::int64_t col) {
-  // Element (row, col) of op(X), X column-major with leading dimension ld.
-  if (t == Transpose::N) return x[static_cast<std::size_t>(offset + row + col * ld)];
-  const Complex v = x[static_cast<std::size_t>(offset + col + row * ld)];
-  return t == Transpose::C ? std::conj(v) : v;
 }
 
 bool same_value(double a, double b) {
@@ -120,18 +115,6 @@ Problem padded_output_problem(DType dtype) {
   p.batch = 2;
   p.stride_c = p.ldc * p.n + 13;
   return p;
-}
-
-std::vector<Complex> as_complex(std::span<const double> values, DType dtype) {
-  std::vector<Complex> out;
-  if (info(dtype).is_complex) {
-    out.reserve(values.size() / 2);
-    for (std::size_t i = 0; i + 1 < values.size(); i += 2)
-      out.emplace_back(values[i], values[i + 1]);
-  } else {
-    out.assign(values.begin(), values.end());
-  }
-  return out;
 }
 
 bool written_by_gemm(const Problem& p, std::int64_t index) {

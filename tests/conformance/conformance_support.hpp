@@ -40,9 +40,6 @@ Problem tuning_problem(DType dtype);
 // for the output checks, which only look at C's layout and type.
 Problem padded_output_problem(DType dtype);
 
-// Values read back by Backend::read_as_double as complex numbers (real types: imaginary 0).
-std::vector<std::complex<double>> as_complex(std::span<const double> values, DType dtype);
-
 // One GEMM's operands on a backend: A, B, C (random when beta != 0, poisoned otherwise), the
 // bias, ScaledGemm's scales (fill_bytes 0x3F: 0.747 each, as the tuner sets them) and the
 // workspace the solution asks for. Everything is filled through the Backend interface.

@@ -6,27 +6,19 @@
 #include <cmath>
 #include <limits>
 
+#include "host_reference.hpp"
 #include "solutions/cuda/cuda_check.hpp"
 
 namespace gemmtune::gpu_test {
 namespace {
 
-std::vector<Complex> to_complex(const std::vector<double>& values, DType dtype) {
-  std::vector<Complex> out;
-  if (info(dtype).is_complex) {
-    out.reserve(values.size() / 2);
-    for (std::size_t i = 0; i + 1 < values.size(); i += 2)
-      out.emplace_back(values[i], values[i + 1]);
-  } else {
-    out.assign(values.begin(), values.end());
-  }
-  return out;
-}
+using test_support::as_complex;
+using test_support::op_element;
 
 std::vector<Complex> fill_and_read(CudaBackend& backend, Buffer& buffer, DType dtype,
                                    std::int64_t elements, std::uint64_t seed) {
   backend.fill_random(buffer, dtype, elements, seed);
-  return to_complex(backend.read_as_double(buffer, dtype, elements), dtype);
+  return as_complex(backend.read_as_double(buffer, dtype, elements), dtype);
 }
 
 std::unique_ptr<Buffer> upload_floats(CudaBackend& backend, const std::vector<double>& values) {
@@ -76,14 +68,6 @@ Tolerance tolerance(const Problem& p) {
   const double k = static_cast<double>(p.k);
   return {2 * u_in + (k + 2) * u_acc + 2 * u_out + 1e-300,
           4 * (u_in + u_out) + 4 * std::sqrt(k) * u_acc + 1e-15};
-}
-
-Complex op_element(const std::vector<Complex>& x, Transpose t, std::int64_t ld, std::int64_t offset,
-                   std::int64_t row, std::int64_t col) {
-  // Element (row, col) of op(X), X column-major with leading dimension ld.
-  if (t == Transpose::N) return x[static_cast<std::size_t>(offset + row + col * ld)];
-  const Complex v = x[static_cast<std::size_t>(offset + col + row * ld)];
-  return t == Transpose::C ? std::conj(v) : v;
 }
 
 }  // namespace
@@ -146,7 +130,7 @@ Operands DeviceOperands::operands() const {
 }
 
 std::vector<Complex> DeviceOperands::read_c() {
-  return to_complex(backend.read_as_double(*c, problem.c_type, problem.c_elements()),
+  return as_complex(backend.read_as_double(*c, problem.c_type, problem.c_elements()),
                     problem.c_type);
 }
 
