@@ -10,7 +10,7 @@
 // fragment slots of two k-steps: the same permutation of k on both operands, so no shuffles or
 // shared-memory staging are needed. The warps of a block split k and add their partial sums in
 // shared memory in a fixed order (deterministic results). Its limit, measured on an H200: these
-// loads (8 rows × 64 bytes per warp instruction) alone take about as long as the kernel, 15–31%
+// loads (8 rows × 64 bytes per warp instruction) alone take about as long as the kernel, 15–29%
 // longer than row-contiguous reads of A, and at n ≥ 32 every 16-row tile rereads all of B
 // (bench/results/2026-11-21-h200-skinny-designs.md).
 //
