@@ -105,8 +105,12 @@ std::string short_solution_name(const std::string& name) {
     if (const auto* core = std::get_if<cuda::SkinnyConfig>(&*skinny)) {
       return fmt::format("skinny r{} t{}", core->rows, core->threads);
     }
-    const auto& tc = std::get<cuda::SkinnyTcConfig>(*skinny);
-    return fmt::format("skinny-tc m{} w{}", tc.m_tiles, tc.warps);
+    if (const auto* tc = std::get_if<cuda::SkinnyTcConfig>(&*skinny)) {
+      return fmt::format("skinny-tc m{} w{}", tc->m_tiles, tc->warps);
+    }
+    const auto& bulk = std::get<cuda::SkinnyBulkConfig>(*skinny);
+    return fmt::format("skinny-bulk m{} w{} kb{} s{}", bulk.m_tiles, bulk.warps, bulk.k_boxes,
+                       bulk.stages);
   }
   const auto c = cuda::parse_algo_name(name);
   if (!c) return name;

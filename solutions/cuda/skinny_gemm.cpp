@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <initializer_list>
+#include <type_traits>
+#include <vector>
 #include <limits>
 
 #include "solutions/cuda/cuda_check.hpp"
@@ -11,26 +14,46 @@
 namespace gemmtune::cuda {
 namespace {
 
+// "<prefix><int><field><int><field><int>…": the prefix, then the fields that follow each int
+// after the first.
 struct NameForm {
-  std::string_view prefix, middle;
+  std::string_view prefix;
+  std::vector<std::string_view> fields;
 };
-constexpr NameForm kCudaCoreName{"Gemmtune_Skinny_rows_", "_threads_"};
-constexpr NameForm kTensorCoreName{"Gemmtune_SkinnyTc_mtiles_", "_warps_"};
+const NameForm kCudaCoreName{"Gemmtune_Skinny_rows_", {"_threads_"}};
+const NameForm kTensorCoreName{"Gemmtune_SkinnyTc_mtiles_", {"_warps_"}};
+const NameForm kBulkName{"Gemmtune_SkinnyBulk_mtiles_", {"_warps_", "_kboxes_", "_stages_"}};
 
-// "<prefix><int><middle><int>" → the two ints.
-std::optional<std::pair<int, int>> parse_form(std::string_view name, NameForm form) {
+std::string format_name(const NameForm& form, std::initializer_list<int> values) {
+  std::string name(form.prefix);
+  std::size_t i = 0;
+  for (const int v : values) {
+    if (i > 0) name += form.fields[i - 1];
+    name += std::to_string(v);
+    ++i;
+  }
+  return name;
+}
+
+// The name's ints, one more than the form has fields; none when the name is not of the form.
+std::optional<std::vector<int>> parse_form(std::string_view name, const NameForm& form) {
   if (!name.starts_with(form.prefix)) return std::nullopt;
   name.remove_prefix(form.prefix.size());
+  std::vector<int> values;
+  const char* p = name.data();
   const char* end = name.data() + name.size();
-  int first = 0, second = 0;
-  auto [p, ec] = std::from_chars(name.data(), end, first);
-  if (ec != std::errc() || !std::string_view(p, end - p).starts_with(form.middle)) {
-    return std::nullopt;
+  for (std::size_t i = 0;; ++i) {
+    int v = 0;
+    auto [next, ec] = std::from_chars(p, end, v);
+    if (ec != std::errc()) return std::nullopt;
+    values.push_back(v);
+    p = next;
+    if (i == form.fields.size()) break;
+    if (!std::string_view(p, end - p).starts_with(form.fields[i])) return std::nullopt;
+    p += form.fields[i].size();
   }
-  p += form.middle.size();
-  auto [q, ec2] = std::from_chars(p, end, second);
-  if (ec2 != std::errc() || q != end) return std::nullopt;
-  return std::pair{first, second};
+  if (p != end) return std::nullopt;
+  return values;
 }
 
 std::optional<SkinnyType> skinny_type(DType dtype) {
@@ -46,6 +69,11 @@ std::optional<SkinnyType> skinny_type(DType dtype) {
   }
 }
 
+bool operator==(const SkinnyBulkConfig& x, const SkinnyBulkConfig& y) {
+  return x.m_tiles == y.m_tiles && x.warps == y.warps && x.k_boxes == y.k_boxes &&
+         x.stages == y.stages;
+}
+
 bool compiled(const SkinnyKernelConfig& config) {
   if (const auto* c = std::get_if<SkinnyConfig>(&config)) {
     for (const SkinnyConfig& k : kSkinnyConfigs) {
@@ -53,9 +81,15 @@ bool compiled(const SkinnyKernelConfig& config) {
     }
     return false;
   }
-  const auto& tc = std::get<SkinnyTcConfig>(config);
-  for (const SkinnyTcConfig& k : kSkinnyTcConfigs) {
-    if (k.m_tiles == tc.m_tiles && k.warps == tc.warps) return true;
+  if (const auto* tc = std::get_if<SkinnyTcConfig>(&config)) {
+    for (const SkinnyTcConfig& k : kSkinnyTcConfigs) {
+      if (k.m_tiles == tc->m_tiles && k.warps == tc->warps) return true;
+    }
+    return false;
+  }
+  const auto& bulk = std::get<SkinnyBulkConfig>(config);
+  for (const SkinnyBulkConfig& k : kSkinnyBulkConfigs) {
+    if (k == bulk) return true;
   }
   return false;
 }
@@ -70,6 +104,7 @@ class SkinnySolution final : public Solution {
     if (!why_not_ && !compiled(config)) {
       why_not_ = fmt::format("{} is not a compiled configuration", name_);
     }
+    if (!why_not_) why_not_ = skinny_device_unsupported_reason(config);
   }
 
   const std::string& name() const override { return name_; }
@@ -102,10 +137,18 @@ class SkinnySolution final : public Solution {
     args.alpha = static_cast<float>(ops.alpha);
     args.beta = static_cast<float>(ops.beta);
     const SkinnyType type = *skinny_type(p.a_type);
-    const cudaError_t status =
-        std::holds_alternative<SkinnyConfig>(config_)
-            ? launch_skinny_tn(type, std::get<SkinnyConfig>(config_), args, stream)
-            : launch_skinny_tc_tn(type, std::get<SkinnyTcConfig>(config_), args, stream);
+    const cudaError_t status = std::visit(
+        [&](const auto& config) {
+          using Config = std::decay_t<decltype(config)>;
+          if constexpr (std::is_same_v<Config, SkinnyConfig>) {
+            return launch_skinny_tn(type, config, args, stream);
+          } else if constexpr (std::is_same_v<Config, SkinnyTcConfig>) {
+            return launch_skinny_tc_tn(type, config, args, stream);
+          } else {
+            return launch_skinny_bulk_tn(type, config, args, stream);
+          }
+        },
+        config_);
     if (status != cudaSuccess) return RunStatus::failure(call_failed_message(name_, status));
     return RunStatus::success();
   }
@@ -121,22 +164,27 @@ class SkinnySolution final : public Solution {
 
 std::string skinny_solution_name(const SkinnyKernelConfig& config) {
   if (const auto* c = std::get_if<SkinnyConfig>(&config)) {
-    return fmt::format("{}{}{}{}", kCudaCoreName.prefix, c->rows, kCudaCoreName.middle, c->threads);
+    return format_name(kCudaCoreName, {c->rows, c->threads});
   }
-  const auto& tc = std::get<SkinnyTcConfig>(config);
-  return fmt::format("{}{}{}{}", kTensorCoreName.prefix, tc.m_tiles, kTensorCoreName.middle,
-                     tc.warps);
+  if (const auto* tc = std::get_if<SkinnyTcConfig>(&config)) {
+    return format_name(kTensorCoreName, {tc->m_tiles, tc->warps});
+  }
+  const auto& b = std::get<SkinnyBulkConfig>(config);
+  return format_name(kBulkName, {b.m_tiles, b.warps, b.k_boxes, b.stages});
 }
 
 std::optional<SkinnyKernelConfig> parse_skinny_solution_name(std::string_view name) {
-  if (const auto v = parse_form(name, kCudaCoreName)) return SkinnyConfig{v->first, v->second};
-  if (const auto v = parse_form(name, kTensorCoreName)) return SkinnyTcConfig{v->first, v->second};
+  if (const auto v = parse_form(name, kCudaCoreName)) return SkinnyConfig{(*v)[0], (*v)[1]};
+  if (const auto v = parse_form(name, kTensorCoreName)) return SkinnyTcConfig{(*v)[0], (*v)[1]};
+  if (const auto v = parse_form(name, kBulkName)) {
+    return SkinnyBulkConfig{(*v)[0], (*v)[1], (*v)[2], (*v)[3]};
+  }
   return std::nullopt;
 }
 
 std::optional<std::string> skinny_unsupported_reason(const Problem& p,
                                                      const SkinnyKernelConfig& config) {
-  const bool tensor_cores = std::holds_alternative<SkinnyTcConfig>(config);
+  const bool tensor_cores = !std::holds_alternative<SkinnyConfig>(config);
   if (p.op != OpKind::Gemm && p.op != OpKind::GemmStridedBatched) {
     return std::string("the skinny kernels run Gemm and GemmStridedBatched only");
   }
@@ -149,11 +197,37 @@ std::optional<std::string> skinny_unsupported_reason(const Problem& p,
     return std::string(tensor_cores ? "the tensor-core skinny kernel runs bf16 and fp16 only"
                                     : "the skinny kernel runs bf16, fp16 and fp32 only");
   }
-  const int max_n = tensor_cores ? kSkinnyTcMaxN : kSkinnyMaxN;
+  const int max_n = std::holds_alternative<SkinnyTcConfig>(config)     ? kSkinnyTcMaxN
+                    : std::holds_alternative<SkinnyBulkConfig>(config) ? kSkinnyBulkMaxN
+                                                                       : kSkinnyMaxN;
   if (p.n > max_n) return fmt::format("n = {} > {}", p.n, max_n);
+  if (const auto* bulk = std::get_if<SkinnyBulkConfig>(&config)) {
+    if (const int bytes = skinny_bulk_shared_bytes(*bulk, static_cast<int>(p.n));
+        bytes > kSkinnyBulkMaxSharedBytes) {
+      return fmt::format("needs {} bytes of shared memory at n = {} (at most {})", bytes, p.n,
+                         kSkinnyBulkMaxSharedBytes);
+    }
+  }
   if (p.batch > kSkinnyMaxBatch) return fmt::format("batch = {} > {}", p.batch, kSkinnyMaxBatch);
   constexpr auto kMaxInt = std::numeric_limits<int>::max();
   if (p.m > kMaxInt || p.k > kMaxInt) return std::string("m or k exceeds 2^31 - 1");
+  return std::nullopt;
+}
+
+std::optional<std::string> skinny_device_unsupported_reason(const SkinnyKernelConfig& config) {
+  if (!std::holds_alternative<SkinnyBulkConfig>(config)) return std::nullopt;
+  int device = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+    cudaGetLastError();  // not sticky: clear it
+    return std::string("the bulk-copy skinny kernel needs a CUDA device, and none is usable");
+  }
+  if (major < 9) {
+    return fmt::format(
+        "the bulk-copy skinny kernel needs compute capability 9.0 or later (device {} has {}.{})",
+        device, major, minor);
+  }
   return std::nullopt;
 }
 
@@ -161,12 +235,13 @@ std::vector<std::unique_ptr<Solution>> GemmtuneCudaProvider::enumerate(const Pro
                                                                        const SearchOptions&) {
   std::vector<std::unique_ptr<Solution>> out;
   auto offer = [&](const SkinnyKernelConfig& config) {
-    if (!skinny_unsupported_reason(problem, config)) {
+    if (!skinny_unsupported_reason(problem, config) && !skinny_device_unsupported_reason(config)) {
       out.push_back(std::make_unique<SkinnySolution>(problem, config));
     }
   };
   for (const SkinnyConfig& config : kSkinnyConfigs) offer(config);
   for (const SkinnyTcConfig& config : kSkinnyTcConfigs) offer(config);
+  for (const SkinnyBulkConfig& config : kSkinnyBulkConfigs) offer(config);
   return out;
 }
 

@@ -5,8 +5,12 @@
 //                                                      (skinny_gemm_kernel.hpp)
 //   Gemmtune_SkinnyTc_mtiles_<tiles>_warps_<warps>     tensor cores, n ≤ 64, bf16/fp16
 //                                                      (skinny_tc_kernel.hpp)
+//   Gemmtune_SkinnyBulk_mtiles_<tiles>_warps_<warps>_kboxes_<boxes>_stages_<stages>
+//                                                      tensor cores fed by the TMA unit, n ≤ 64,
+//                                                      bf16/fp16, compute capability ≥ 9.0
+//                                                      (skinny_bulk_kernel.hpp)
 //
-// Both run Gemm and GemmStridedBatched with transa = T, transb = N. The provider offers only the
+// All run Gemm and GemmStridedBatched with transa = T, transb = N. The provider offers only the
 // candidates that fit a problem, so that other problems' reports do not fill with inapplicable
 // entries; a stored name on a problem it does not fit rebuilds as unsupported, with the reason,
 // and the lookup falls back to Default. PyTorch does not know these names: `gemmtune db convert
@@ -21,20 +25,26 @@
 #include <variant>
 #include <vector>
 
+#include "solutions/cuda/skinny_bulk_kernel.hpp"
 #include "solutions/cuda/skinny_gemm_kernel.hpp"
 #include "solutions/cuda/skinny_tc_kernel.hpp"
 #include "tuner/solution.hpp"
 
 namespace gemmtune::cuda {
 
-using SkinnyKernelConfig = std::variant<SkinnyConfig, SkinnyTcConfig>;
+using SkinnyKernelConfig = std::variant<SkinnyConfig, SkinnyTcConfig, SkinnyBulkConfig>;
 
 std::string skinny_solution_name(const SkinnyKernelConfig& config);
 // The configuration a name denotes, or none when it is not one of these kernels' names.
 std::optional<SkinnyKernelConfig> parse_skinny_solution_name(std::string_view name);
-// Why the kernel cannot run the problem, or nothing when it can.
+// Why the kernel cannot run the problem, or nothing when it can (the device aside: see
+// skinny_device_unsupported_reason).
 std::optional<std::string> skinny_unsupported_reason(const Problem& problem,
                                                      const SkinnyKernelConfig& config);
+
+// Why the current device cannot run the kernel (the bulk-copy kernel needs compute capability
+// 9.0), or nothing when it can.
+std::optional<std::string> skinny_device_unsupported_reason(const SkinnyKernelConfig& config);
 
 class GemmtuneCudaProvider final : public SolutionProvider {
  public:

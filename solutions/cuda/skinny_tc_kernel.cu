@@ -1,38 +1,15 @@
 #include "solutions/cuda/skinny_tc_kernel.hpp"
 
+#include "solutions/cuda/mma_16816.cuh"
 #include "solutions/cuda/skinny_common.cuh"
 
 namespace gemmtune::cuda {
 namespace {
 
 using namespace skinny;
+using tc::mma_16816;
 
-// D += A·B for one m16n8k16 tile; a: 4 registers of 2 elements, b: 2. Not volatile: the
-// instruction has no side effects, and the compiler may then schedule loads around it.
-template <typename T>
-__device__ __forceinline__ void mma_16816(float (&d)[4], unsigned a0, unsigned a1, unsigned a2,
-                                          unsigned a3, unsigned b0, unsigned b1);
-template <>
-__device__ __forceinline__ void mma_16816<__nv_bfloat16>(float (&d)[4], unsigned a0, unsigned a1,
-                                                         unsigned a2, unsigned a3, unsigned b0,
-                                                         unsigned b1) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-      "{%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
-template <>
-__device__ __forceinline__ void mma_16816<__half>(float (&d)[4], unsigned a0, unsigned a1,
-                                                  unsigned a2, unsigned a3, unsigned b0,
-                                                  unsigned b1) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-      "{%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
-
-// Fragment layout of m16n8k16 (lane = 4·g + t): A rows g and g+8, k pairs 2t and 2t+8; B column
-// g, the same k pairs; D rows g and g+8, columns 2t and 2t+1. Thread (g, t) loads k 8t..8t+7 of
+// With m16n8k16's fragment layout (mma_16816.cuh), thread (g, t) loads k 8t..8t+7 of
 // a 32-k chunk, i.e. physical k 8t+{0,1}, 8t+{2,3} feed logical pairs 2t, 2t+8 of the first
 // k-step and 8t+{4,5}, 8t+{6,7} those of the second.
 template <typename T, int MTiles, int NTiles, int Warps>

@@ -1,4 +1,4 @@
-// gemmtune's own skinny kernels (CUDA cores and tensor cores) agree with a double-precision host
+// gemmtune's own skinny kernels (CUDA cores, tensor cores, tensor cores fed by the TMA unit) agree with a double-precision host
 // reference in every compiled configuration that fits: each dtype, n from 1 to 64, padded leading
 // dimensions, alpha and beta, a strided batch, and shapes that force the element-load path (k or
 // ld not a multiple of the vector), and k that ends inside a tensor-core chunk. Names round-trip;
@@ -28,7 +28,16 @@ class SkinnyKernel : public testing::Test {
     auto solutions = provider_.enumerate(p, SearchOptions{});
     std::size_t expected = 0;
     if (p.n <= cuda::kSkinnyMaxN) expected += std::size(cuda::kSkinnyConfigs);
-    if (p.a_type != DType::Float32) expected += std::size(cuda::kSkinnyTcConfigs);
+    if (p.a_type != DType::Float32) {
+      expected += std::size(cuda::kSkinnyTcConfigs);
+      // The bulk-copy kernel on the H100/H200 these tests run on: the rings that fit at this n.
+      for (const cuda::SkinnyBulkConfig& c : cuda::kSkinnyBulkConfigs) {
+        if (cuda::skinny_bulk_shared_bytes(c, static_cast<int>(p.n)) <=
+            cuda::kSkinnyBulkMaxSharedBytes) {
+          ++expected;
+        }
+      }
+    }
     ASSERT_EQ(solutions.size(), expected);
     for (auto& s : solutions) {
       ASSERT_TRUE(s->supports(p)) << s->name() << ": " << s->supports(p).reason;

@@ -23,14 +23,29 @@ TEST(SkinnyName, RoundTripsEveryCompiledConfiguration) {
     EXPECT_EQ(std::get<SkinnyTcConfig>(*parsed).m_tiles, c.m_tiles);
     EXPECT_EQ(std::get<SkinnyTcConfig>(*parsed).warps, c.warps);
   }
+  for (const SkinnyBulkConfig& c : kSkinnyBulkConfigs) {
+    const std::string name = skinny_solution_name(c);
+    const auto parsed = parse_skinny_solution_name(name);
+    ASSERT_TRUE(parsed && std::holds_alternative<SkinnyBulkConfig>(*parsed)) << name;
+    const auto& b = std::get<SkinnyBulkConfig>(*parsed);
+    EXPECT_EQ(b.m_tiles, c.m_tiles);
+    EXPECT_EQ(b.warps, c.warps);
+    EXPECT_EQ(b.k_boxes, c.k_boxes);
+    EXPECT_EQ(b.stages, c.stages);
+  }
   EXPECT_EQ(skinny_solution_name(SkinnyConfig{2, 128}), "Gemmtune_Skinny_rows_2_threads_128");
+  EXPECT_EQ(skinny_solution_name(SkinnyBulkConfig{2, 4, 1, 16}),
+            "Gemmtune_SkinnyBulk_mtiles_2_warps_4_kboxes_1_stages_16");
   EXPECT_EQ(skinny_solution_name(SkinnyTcConfig{1, 8}), "Gemmtune_SkinnyTc_mtiles_1_warps_8");
 }
 
 TEST(SkinnyName, RejectsOtherNames) {
   for (const char* name : {"Default", "Gemmtune_Skinny_rows_2", "Gemmtune_Skinny_rows_x_threads_1",
                            "Gemmtune_Skinny_rows_2_threads_128x", "Gemm_Cublaslt_id_1",
-                           "Gemmtune_SkinnyTc_mtiles_1", "Gemmtune_SkinnyTc_mtiles_1_threads_8"}) {
+                           "Gemmtune_SkinnyTc_mtiles_1", "Gemmtune_SkinnyTc_mtiles_1_threads_8",
+                           "Gemmtune_SkinnyBulk_mtiles_1_warps_4_kboxes_4",
+                           "Gemmtune_SkinnyBulk_mtiles_1_warps_4_kboxes_4_stages_8_",
+                           "Gemmtune_SkinnyBulk_mtiles_1_warps_4_stages_8_kboxes_4"}) {
     EXPECT_FALSE(parse_skinny_solution_name(name)) << name;
   }
 }
@@ -52,7 +67,15 @@ TEST(SkinnyName, SupportsOnlyWhatTheKernelsRun) {
   EXPECT_FALSE(why(p(OpKind::GemmStridedBatched, DType::Float16, T::T, T::N, 33), tc));
   EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 65), tc));
   EXPECT_TRUE(why(p(OpKind::Gemm, DType::Float32, T::T, T::N, 8), tc));
-  for (const auto& c : {core, tc}) {
+  // The bulk-copy kernel's ring must fit in shared memory at the problem's n.
+  const SkinnyKernelConfig small_ring = SkinnyBulkConfig{1, 4, 4, 8};
+  const SkinnyKernelConfig wide_ring = SkinnyBulkConfig{2, 4, 1, 16};
+  EXPECT_FALSE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 32), small_ring));
+  EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 33), small_ring));
+  EXPECT_FALSE(why(p(OpKind::Gemm, DType::Float16, T::T, T::N, 64), wide_ring));
+  EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 65), wide_ring));
+  EXPECT_TRUE(why(p(OpKind::Gemm, DType::Float32, T::T, T::N, 8), wide_ring));
+  for (const auto& c : {core, tc, small_ring}) {
     EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::N, T::N, 8), c));
     EXPECT_TRUE(why(p(OpKind::Gemm, DType::TF32, T::T, T::N, 8), c));
     EXPECT_TRUE(why(p(OpKind::GemmAndBias, DType::BFloat16, T::T, T::N, 8), c));

@@ -1,0 +1,234 @@
+// The bulk-copy tensor-core skinny kernel (see skinny_bulk_kernel.hpp), as a template so that the
+// design tool can time configurations the solution does not compile in. For .cu files only.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "solutions/cuda/bulk_copy.cuh"
+#include "solutions/cuda/mma_16816.cuh"
+#include "solutions/cuda/skinny_common.cuh"
+
+namespace gemmtune::cuda::skinny {
+
+// k arrives in boxes of 64 elements (128 bytes, the widest box the 128-byte swizzle allows).
+inline constexpr int kBoxK = 64;
+inline constexpr int kBoxBytesPerRow = 128;
+
+// Shared-memory layout of one stage: KBoxes boxes of BM rows of Aᵀ, then KBoxes boxes of BN rows
+// of B (B's columns, zero past n), each row 128 bytes with its 16-byte chunks swizzled (chunk c of
+// row r at c ^ (r mod 8)), so that the 8 row addresses of an ldmatrix fall in different banks.
+template <int MTiles, int NTiles, int KBoxes>
+struct BulkStage {
+  static constexpr int kRowsA = 16 * MTiles;
+  static constexpr int kRowsB = 8 * NTiles;
+  static constexpr int kBoxBytesA = kRowsA * kBoxBytesPerRow;
+  static constexpr int kBoxBytesB = kRowsB * kBoxBytesPerRow;
+  static constexpr int kBytes = KBoxes * (kBoxBytesA + kBoxBytesB);  // a multiple of 1024
+};
+
+// Per-lane slots of the consumers' tree of partial sums: Warps / 2 slots of every accumulator.
+template <int MTiles, int NTiles, int Warps>
+constexpr int bulk_sums_bytes() {
+  return (Warps > 1 ? Warps / 2 : 1) * MTiles * NTiles * 4 * 32 * 4;
+}
+
+// Dynamic shared memory: 1024 bytes to align the stages, the stages, the sums.
+template <int MTiles, int NTiles, int Warps, int KBoxes, int Stages>
+constexpr int bulk_kernel_shared_bytes() {
+  return 1024 + Stages * BulkStage<MTiles, NTiles, KBoxes>::kBytes +
+         bulk_sums_bytes<MTiles, NTiles, Warps>();
+}
+
+// Byte offset of 16-byte chunk `chunk` of row `row` in a 128-byte-swizzled box.
+__device__ __forceinline__ std::uint32_t swizzled(int row, int chunk) {
+  return static_cast<std::uint32_t>(row * kBoxBytesPerRow + ((chunk ^ (row & 7)) << 4));
+}
+
+// Named barrier 1 over the consumer warps only (the producer warp does not take part).
+template <int Warps>
+__device__ __forceinline__ void consumers_sync() {
+  asm volatile("bar.sync 1, %0;\n" ::"n"(Warps * 32) : "memory");
+}
+
+// A persistent kernel. Block: Warps consumer warps, then one producer warp. The output is cut
+// into tiles of 16·MTiles rows of Aᵀ × all n ≤ 8·NTiles columns (× batch); each block takes
+// tiles blockIdx.x, + gridDim.x, … and the producer streams their k chunks (KBoxes boxes of 64)
+// back to back through a ring of Stages, so that the next tile's first chunks are in flight
+// while the consumers finish the current one. Chunk g of the block (counted across its tiles)
+// lands in stage g % Stages and is multiplied by consumer warp g % Warps, which accumulates its
+// share of the tile's k in registers; at the tile's end the consumers add their partial sums in
+// a fixed tree (deterministic), and warp 0 writes the tile.
+template <typename T, int MTiles, int NTiles, int Warps, int KBoxes, int Stages>
+__global__ void __launch_bounds__((Warps + 1) * 32)
+    skinny_bulk_kernel(SkinnyArgs args, const __grid_constant__ CUtensorMap map_a,
+                       const __grid_constant__ CUtensorMap map_b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();  // TMA and mbarrier transactions need sm_90; the host side never launches it there
+#else
+  using Stage = BulkStage<MTiles, NTiles, KBoxes>;
+  constexpr int KChunk = KBoxes * kBoxK;
+  static_assert((Warps & (Warps - 1)) == 0, "Warps must be a power of two");
+  // Each stage is then always multiplied by the same warp, in order: a warp that waits on a
+  // stage another warp last used could see that warp's older phase of the barrier as complete.
+  static_assert(Stages % Warps == 0, "Stages must be a multiple of Warps");
+  extern __shared__ __align__(128) unsigned char dynamic_shared[];
+  __shared__ std::uint64_t full[Stages], empty[Stages];
+
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int warp = static_cast<int>(threadIdx.x) >> 5;
+  // The swizzle's pattern repeats every 1024 bytes, from a 1024-byte aligned address.
+  const std::uint32_t base = (bulk::shared_address(dynamic_shared) + 1023u) & ~1023u;
+  float* const sums = reinterpret_cast<float*>(
+      dynamic_shared + (base - bulk::shared_address(dynamic_shared)) + Stages * Stage::kBytes);
+  const int chunks = (args.k + KChunk - 1) / KChunk;
+  const int row_tiles = (args.m + Stage::kRowsA - 1) / Stage::kRowsA;
+  const int tiles = row_tiles * args.batch;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages; ++s) {
+      bulk::barrier_init(&full[s], 1);
+      bulk::barrier_init(&empty[s], 1);
+    }
+    bulk::fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (warp == Warps) {
+    // Producer: one thread issues a stage's boxes; the TMA unit streams whole 128-byte row
+    // segments, A once (evicted first from L2), B as every block rereads it (evicted last).
+    if (lane != 0) return;
+    const std::uint64_t stream_once = bulk::evict_first_policy();
+    const std::uint64_t reread = bulk::evict_last_policy();
+    int g = 0;
+    for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += gridDim.x) {
+      const int row0 = (tile % row_tiles) * Stage::kRowsA;
+      const int z = tile / row_tiles;
+      for (int i = 0; i < chunks; ++i, ++g) {
+        const int slot = g % Stages;
+        bulk::wait(&empty[slot], ((g / Stages) & 1) ^ 1);
+        bulk::arrive_expect_bytes(&full[slot], Stage::kBytes);
+        const std::uint32_t stage = base + slot * Stage::kBytes;
+#pragma unroll
+        for (int box = 0; box < KBoxes; ++box) {
+          const int k0 = i * KChunk + box * kBoxK;
+          bulk::copy_box(stage + box * Stage::kBoxBytesA, &map_a, k0, row0, z, &full[slot],
+                         stream_once);
+          bulk::copy_box(stage + KBoxes * Stage::kBoxBytesA + box * Stage::kBoxBytesB, &map_b,
+                         k0, 0, z, &full[slot], reread);
+        }
+      }
+    }
+    return;
+  }
+
+  // ldmatrix rows of this lane: for A, matrices (rows 0–7, k 0–7), (8–15, 0–7), (0–7, 8–15),
+  // (8–15, 8–15) = a0..a3; for B, (columns 0–7, k 0–7), (0–7, 8–15), then the next 8 columns =
+  // b0, b1 of two n-tiles. Past k, m and n the boxes hold zeros, so no step needs a mask.
+  const int a_row = lane & 15;
+  const int a_half = lane >> 4;
+  const int b_row = (lane >> 4) * 8 + (lane & 7);
+  const int b_half = (lane >> 3) & 1;
+  int g = 0;  // chunks of the block before this tile's
+  for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += gridDim.x, g += chunks) {
+    float acc[MTiles][NTiles][4];
+#pragma unroll
+    for (int mt = 0; mt < MTiles; ++mt) {
+#pragma unroll
+      for (int nt = 0; nt < NTiles; ++nt) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) acc[mt][nt][i] = 0.f;
+      }
+    }
+    // This warp's chunks of the tile: g + i with (g + i) % Warps == warp.
+    for (int i = (warp - g % Warps + Warps) % Warps; i < chunks; i += Warps) {
+      const int slot = (g + i) % Stages;
+      bulk::wait(&full[slot], ((g + i) / Stages) & 1);
+      const std::uint32_t stage = base + slot * Stage::kBytes;
+#pragma unroll
+      for (int box = 0; box < KBoxes; ++box) {
+        const std::uint32_t box_a = stage + box * Stage::kBoxBytesA;
+        const std::uint32_t box_b = stage + KBoxes * Stage::kBoxBytesA + box * Stage::kBoxBytesB;
+#pragma unroll
+        for (int s = 0; s < kBoxK / 16; ++s) {
+          unsigned af[MTiles][4];
+          unsigned bf[NTiles][2];
+#pragma unroll
+          for (int mt = 0; mt < MTiles; ++mt) {
+            tc::ldmatrix_x4(af[mt], box_a + swizzled(mt * 16 + a_row, 2 * s + a_half));
+          }
+          if constexpr (NTiles == 1) {
+            tc::ldmatrix_x2(bf[0], box_b + swizzled(b_row, 2 * s + b_half));
+          } else {
+#pragma unroll
+            for (int np = 0; np < NTiles / 2; ++np) {
+              unsigned r[4];
+              tc::ldmatrix_x4(r, box_b + swizzled(np * 16 + b_row, 2 * s + b_half));
+              bf[2 * np][0] = r[0];
+              bf[2 * np][1] = r[1];
+              bf[2 * np + 1][0] = r[2];
+              bf[2 * np + 1][1] = r[3];
+            }
+          }
+#pragma unroll
+          for (int mt = 0; mt < MTiles; ++mt) {
+#pragma unroll
+            for (int nt = 0; nt < NTiles; ++nt) {
+              tc::mma_16816<T>(acc[mt][nt], af[mt][0], af[mt][1], af[mt][2], af[mt][3],
+                               bf[nt][0], bf[nt][1]);
+            }
+          }
+        }
+      }
+      __syncwarp();
+      if (lane == 0) bulk::arrive(&empty[slot]);
+    }
+
+    // The partial sums, added pairwise in a fixed tree: log2(Warps) steps.
+    constexpr int kPerLane = MTiles * NTiles * 4;
+    auto each_accumulator = [&](auto&& f) {
+#pragma unroll
+      for (int mt = 0; mt < MTiles; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < NTiles; ++nt) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) f(acc[mt][nt][i], ((mt * NTiles + nt) * 4 + i) * 32 + lane);
+        }
+      }
+    };
+#pragma unroll 1
+    for (int step = 1; step < Warps; step *= 2) {
+      float* slot = sums + (warp / (2 * step)) * kPerLane * 32;
+      if (warp % (2 * step) == step) each_accumulator([&](float& v, int at) { slot[at] = v; });
+      consumers_sync<Warps>();
+      if (warp % (2 * step) == 0) each_accumulator([&](float& v, int at) { v += slot[at]; });
+      consumers_sync<Warps>();
+    }
+    if (warp != 0) continue;
+    const int row0 = (tile % row_tiles) * Stage::kRowsA;
+    T* c = static_cast<T*>(args.c) + static_cast<std::int64_t>(tile / row_tiles) * args.stride_c;
+    const int g8 = lane >> 2;
+    const int t = lane & 3;
+#pragma unroll
+    for (int mt = 0; mt < MTiles; ++mt) {
+#pragma unroll
+      for (int nt = 0; nt < NTiles; ++nt) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const int row = row0 + mt * 16 + g8 + 8 * (i >> 1);
+          const int col = nt * 8 + 2 * t + (i & 1);
+          if (row >= args.m || col >= args.n) continue;
+          T* out = c + row + static_cast<std::int64_t>(col) * args.ldc;
+          float value = args.alpha * acc[mt][nt][i];
+          // beta = 0 must not read C: it may hold NaN (BLAS semantics).
+          if (args.beta != 0.f) value = fmaf(args.beta, to_float(*out), value);
+          *out = from_float<T>(value);
+        }
+      }
+    }
+  }
+#endif
+}
+
+}  // namespace gemmtune::cuda::skinny

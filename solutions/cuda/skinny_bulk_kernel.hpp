@@ -1,0 +1,55 @@
+// gemmtune's bulk-copy tensor-core kernel for skinny "tn" GEMMs (LLM decoding with 1 to 64
+// tokens), bf16 and fp16 with fp32 accumulation, Hopper (sm_90) and later:
+//
+//   C[m×n] = alpha · Aᵀ·B + beta · C      A stored k×m (lda ≥ k), B stored k×n, n ≤ 64
+//
+// Why a second tensor-core kernel: skinny_tc_kernel loads A's fragments straight into registers
+// (8 rows × 64 bytes per warp instruction), and on an H200 those loads alone stream A 15–29%
+// slower than row-contiguous reads (bench/results/2026-11-21-h200-skinny-designs.md). Here one
+// producer thread per block has the TMA unit copy 64-k × 16·m_tiles-row boxes of A (and the
+// matching box of B) into a ring of shared-memory stages, and consumer warps multiply from there
+// (ldmatrix + mma.sync m16n8k16), each stage signalled by mbarriers instead of block-wide
+// barriers. The kernel is persistent: a block streams the k chunks of all its tiles back to
+// back. Copying one row per bulk copy instead (cp.async.bulk without a tensor map) measured
+// 2–40× slower: the TMA unit takes ~35 ns per copy per SM, whatever its size.
+//
+// Kept free of gemmtune's other headers so that the .cu file compiles with nvcc alone.
+#pragma once
+
+#include "solutions/cuda/skinny_gemm_kernel.hpp"
+
+namespace gemmtune::cuda {
+
+inline constexpr int kSkinnyBulkMaxN = 64;
+
+struct SkinnyBulkConfig {
+  int m_tiles = 1;  // 16-row tiles of Aᵀ per block tile
+  int warps = 4;    // consumer warps, splitting k
+  int k_boxes = 4;  // boxes of 64 k per stage
+  int stages = 8;   // stages in the shared-memory ring (a multiple of warps)
+};
+
+// The configurations the kernel is compiled for: on an H200, the first two won at n = 8, the
+// third and fourth at n = 32, the last two at n = 64 (build-time note in docs/measurement.md).
+inline constexpr SkinnyBulkConfig kSkinnyBulkConfigs[] = {
+    {1, 4, 4, 8}, {1, 4, 2, 12}, {2, 4, 2, 12}, {4, 4, 2, 8}, {2, 4, 1, 16}, {4, 4, 1, 12}};
+
+// Hopper's largest dynamic shared memory per block (227 KiB).
+inline constexpr int kSkinnyBulkMaxSharedBytes = 232448;
+
+// Dynamic shared memory the configuration takes at n columns (n ≤ kSkinnyBulkMaxN).
+constexpr int skinny_bulk_shared_bytes(SkinnyBulkConfig config, int n) {
+  const int n_tiles = n <= 8 ? 1 : n <= 16 ? 2 : n <= 32 ? 4 : 8;
+  const int stage = config.k_boxes * (16 * config.m_tiles + 8 * n_tiles) * 128;
+  const int sums = (config.warps > 1 ? config.warps / 2 : 1) * config.m_tiles * n_tiles * 4 * 32 * 4;
+  return 1024 + config.stages * stage + sums;
+}
+
+// Enqueues the GEMM (type BFloat16 or Float16) on a device of compute capability 9.0 or later.
+// Where a pointer, leading dimension or stride does not meet the TMA unit's 16-byte alignment,
+// it runs skinny_tc_kernel instead (which itself falls back to element loads where needed).
+// cudaErrorInvalidValue for an n or configuration that is not compiled in or does not fit.
+cudaError_t launch_skinny_bulk_tn(SkinnyType type, SkinnyBulkConfig config,
+                                  const SkinnyArgs& args, cudaStream_t stream);
+
+}  // namespace gemmtune::cuda
