@@ -29,10 +29,13 @@ struct SkinnyBulkConfig {
   int stages = 8;   // stages in the shared-memory ring (a multiple of warps)
 };
 
-// The configurations the kernel is compiled for: on an H200, the first two won at n = 8, the
-// third and fourth at n = 32, the last two at n = 64 (build-time note in docs/measurement.md).
+// The configurations the kernel is compiled for. On an H200 (gemmtune_skinny_designs-style
+// timings, bench/results/2026-11-21-h200-skinny-bulk.md) the first four won at n = 8 (fewer
+// consumer warps or a shorter ring leave room for more blocks per SM, which pays on some shapes),
+// the next two at n = 32, the last two at n = 64, where only a ring of one box per stage fits.
 inline constexpr SkinnyBulkConfig kSkinnyBulkConfigs[] = {
-    {1, 4, 4, 8}, {1, 4, 2, 12}, {2, 4, 2, 12}, {4, 4, 2, 8}, {2, 4, 1, 16}, {4, 4, 1, 12}};
+    {1, 4, 4, 8}, {1, 4, 2, 12}, {1, 2, 4, 6},  {1, 4, 4, 4},
+    {2, 4, 2, 12}, {4, 4, 2, 8}, {2, 4, 1, 16}, {4, 4, 1, 12}};
 
 // Hopper's largest dynamic shared memory per block (227 KiB).
 inline constexpr int kSkinnyBulkMaxSharedBytes = 232448;
