@@ -38,7 +38,9 @@ __device__ __forceinline__ void arrive_expect_bytes(std::uint64_t* barrier, unsi
                : "memory");
 }
 
-// Spins until the barrier's phase of the given parity has completed.
+// Spins until the barrier's phase of the given parity has completed. Built with
+// GEMMTUNE_BULK_WAIT_WATCHDOG defined, a wait that spins 2^26 times prints the block, thread and
+// barrier and traps: a pipeline whose phases went out of step then fails instead of hanging.
 __device__ __forceinline__ void wait(std::uint64_t* barrier, unsigned parity) {
   const std::uint32_t at = shared_address(barrier);
   std::uint32_t done = 0;

@@ -4,6 +4,7 @@
 #include <cudaTypedefs.h>
 
 #include <atomic>
+#include <climits>
 #include <cstdint>
 #include <iterator>
 #include <type_traits>
@@ -38,9 +39,8 @@ bool encode_rows(CUtensorMap& map, const void* base, int k, int rows, int batch,
                  std::int64_t stride, int box_rows) {
   const auto encode = tensor_map_encoder();
   if (encode == nullptr) return false;
-  constexpr auto kType = sizeof(T) == 2 && std::is_same_v<T, __half>
-                             ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                             : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  constexpr auto kType = std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                   : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows),
                               static_cast<cuuint64_t>(batch)};
   // A batch of one still needs a valid stride for its (unused) third dimension.
@@ -101,8 +101,12 @@ cudaError_t launch_shape(const SkinnyArgs& args, cudaStream_t stream, bool& unad
     cudaError_t e = cudaGetDevice(&device);
     if (e == cudaSuccess) e = resident_blocks<kKernel, kThreads, kBytes>(device, resident);
     if (e != cudaSuccess) return e;
-    const int tiles = (args.m + 16 * MTiles - 1) / (16 * MTiles) * args.batch;
-    kKernel<<<tiles < resident ? tiles : resident, kThreads, kBytes, stream>>>(args, map_a, map_b);
+    // The kernel counts tiles in int.
+    const std::int64_t tiles =
+        static_cast<std::int64_t>((args.m + 16 * MTiles - 1) / (16 * MTiles)) * args.batch;
+    if (tiles > INT_MAX) return cudaErrorInvalidValue;
+    const int blocks = tiles < resident ? static_cast<int>(tiles) : resident;
+    kKernel<<<blocks, kThreads, kBytes, stream>>>(args, map_a, map_b);
     return cudaGetLastError();
   }
 }

@@ -11,7 +11,11 @@
 // (ldmatrix + mma.sync m16n8k16), each stage signalled by mbarriers instead of block-wide
 // barriers. The kernel is persistent: a block streams the k chunks of all its tiles back to
 // back. Copying one row per bulk copy instead (cp.async.bulk without a tensor map) measured
-// 2–40× slower: the TMA unit takes ~35 ns per copy per SM, whatever its size.
+// slower than Default, up to 41×: the TMA unit took 25–40 ns per copy per SM, whatever its size
+// (bench/results/2026-11-21-h200-skinny-bulk.md). Measured in the LLM benchmark on an H200 it
+// wins 13–16 of the 64 decode problems (n = 8 and 32), by up to 1.28× over Default; at n = 64
+// every block rereads all of B and cuBLASLt stays faster. Persistent blocks can leave the last
+// tiles unevenly spread (up to 10% slower on 10240 × 8192).
 //
 // Kept free of gemmtune's other headers so that the .cu file compiles with nvcc alone.
 #pragma once
@@ -29,10 +33,11 @@ struct SkinnyBulkConfig {
   int stages = 8;   // stages in the shared-memory ring (a multiple of warps)
 };
 
-// The configurations the kernel is compiled for. On an H200 (gemmtune_skinny_designs-style
-// timings, bench/results/2026-11-21-h200-skinny-bulk.md) the first four won at n = 8 (fewer
-// consumer warps or a shorter ring leave room for more blocks per SM, which pays on some shapes),
-// the next two at n = 32, the last two at n = 64, where only a ring of one box per stage fits.
+// The configurations the kernel is compiled for. On an H200 (bench/results/
+// 2026-11-21-h200-skinny-bulk.md), of the configurations tried, the first four were the best at
+// n = 8 on some shape (fewer consumer warps or a shorter ring leave room for more blocks per SM),
+// the next two at n = 32, the last two at n = 64, where only rings of one box per stage fit (and
+// where cuBLASLt stays faster: every block rereads all of B).
 inline constexpr SkinnyBulkConfig kSkinnyBulkConfigs[] = {
     {1, 4, 4, 8}, {1, 4, 2, 12}, {1, 2, 4, 6},  {1, 4, 4, 4},
     {2, 4, 2, 12}, {4, 4, 2, 8}, {2, 4, 1, 16}, {4, 4, 1, 12}};

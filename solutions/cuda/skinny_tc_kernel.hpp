@@ -12,7 +12,8 @@
 // shared memory in a fixed order (deterministic results). Its limit, measured on an H200: these
 // loads (8 rows × 64 bytes per warp instruction) alone take about as long as the kernel, 15–29%
 // longer than row-contiguous reads of A, and at n ≥ 32 every 16-row tile rereads all of B
-// (bench/results/2026-11-21-h200-skinny-designs.md).
+// (bench/results/2026-11-21-h200-skinny-designs.md). skinny_bulk_kernel.hpp streams A through
+// the TMA unit instead, on Hopper.
 //
 // Kept free of gemmtune's other headers so that the .cu file compiles with nvcc alone.
 #pragma once
