@@ -32,10 +32,10 @@ __device__ __forceinline__ void arrive(std::uint64_t* barrier) {
 }
 
 __device__ __forceinline__ void arrive_expect_bytes(std::uint64_t* barrier, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
-                   shared_address(barrier)),
-               "r"(bytes)
-               : "memory");
+  asm volatile(
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(barrier)),
+      "r"(bytes)
+      : "memory");
 }
 
 // Spins until the barrier's phase of the given parity has completed. Built with

@@ -1,5 +1,6 @@
 // The tensor-core instructions the skinny kernels use: mma.sync m16n8k16 with fp32 accumulation
-// for bf16 and fp16, and ldmatrix, which loads its fragments from shared memory. For .cu files only.
+// for bf16 and fp16, and ldmatrix, which loads its fragments from shared memory. For .cu files
+// only.
 //
 // Fragment layout of m16n8k16 (lane = 4·g + t): A rows g and g+8, k pairs 2t and 2t+8; B column
 // g, the same k pairs; D rows g and g+8, columns 2t and 2t+1.

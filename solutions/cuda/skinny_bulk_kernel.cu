@@ -113,9 +113,12 @@ cudaError_t launch_shape(const SkinnyArgs& args, cudaStream_t stream, bool& unad
 
 template <typename T, int MTiles, int Warps, int KBoxes, int Stages>
 cudaError_t launch_config(const SkinnyArgs& args, cudaStream_t stream, bool& unaddressable) {
-  if (args.n <= 8) return launch_shape<T, MTiles, 1, Warps, KBoxes, Stages>(args, stream, unaddressable);
-  if (args.n <= 16) return launch_shape<T, MTiles, 2, Warps, KBoxes, Stages>(args, stream, unaddressable);
-  if (args.n <= 32) return launch_shape<T, MTiles, 4, Warps, KBoxes, Stages>(args, stream, unaddressable);
+  if (args.n <= 8)
+    return launch_shape<T, MTiles, 1, Warps, KBoxes, Stages>(args, stream, unaddressable);
+  if (args.n <= 16)
+    return launch_shape<T, MTiles, 2, Warps, KBoxes, Stages>(args, stream, unaddressable);
+  if (args.n <= 32)
+    return launch_shape<T, MTiles, 4, Warps, KBoxes, Stages>(args, stream, unaddressable);
   return launch_shape<T, MTiles, 8, Warps, KBoxes, Stages>(args, stream, unaddressable);
 }
 
@@ -140,8 +143,8 @@ cudaError_t launch_typed(SkinnyBulkConfig c, const SkinnyArgs& args, cudaStream_
 
 }  // namespace
 
-cudaError_t launch_skinny_bulk_tn(SkinnyType type, SkinnyBulkConfig config,
-                                  const SkinnyArgs& args, cudaStream_t stream) {
+cudaError_t launch_skinny_bulk_tn(SkinnyType type, SkinnyBulkConfig config, const SkinnyArgs& args,
+                                  cudaStream_t stream) {
   if (args.m <= 0 || args.n <= 0 || args.n > kSkinnyBulkMaxN || args.k <= 0 || args.batch <= 0 ||
       skinny_bulk_shared_bytes(config, args.n) > kSkinnyBulkMaxSharedBytes) {
     return cudaErrorInvalidValue;

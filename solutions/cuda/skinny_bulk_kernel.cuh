@@ -115,8 +115,8 @@ __global__ void __launch_bounds__((Warps + 1) * 32)
           const int k0 = i * KChunk + box * kBoxK;
           bulk::copy_box(stage + box * Stage::kBoxBytesA, &map_a, k0, row0, z, &full[slot],
                          stream_once);
-          bulk::copy_box(stage + KBoxes * Stage::kBoxBytesA + box * Stage::kBoxBytesB, &map_b,
-                         k0, 0, z, &full[slot], reread);
+          bulk::copy_box(stage + KBoxes * Stage::kBoxBytesA + box * Stage::kBoxBytesB, &map_b, k0,
+                         0, z, &full[slot], reread);
         }
       }
     }
@@ -175,8 +175,8 @@ __global__ void __launch_bounds__((Warps + 1) * 32)
           for (int mt = 0; mt < MTiles; ++mt) {
 #pragma unroll
             for (int nt = 0; nt < NTiles; ++nt) {
-              tc::mma_16816<T>(acc[mt][nt], af[mt][0], af[mt][1], af[mt][2], af[mt][3],
-                               bf[nt][0], bf[nt][1]);
+              tc::mma_16816<T>(acc[mt][nt], af[mt][0], af[mt][1], af[mt][2], af[mt][3], bf[nt][0],
+                               bf[nt][1]);
             }
           }
         }

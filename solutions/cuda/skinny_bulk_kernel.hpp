@@ -39,8 +39,8 @@ struct SkinnyBulkConfig {
 // the next two at n = 32, the last two at n = 64, where only rings of one box per stage fit (and
 // where cuBLASLt stays faster: every block rereads all of B).
 inline constexpr SkinnyBulkConfig kSkinnyBulkConfigs[] = {
-    {1, 4, 4, 8}, {1, 4, 2, 12}, {1, 2, 4, 6},  {1, 4, 4, 4},
-    {2, 4, 2, 12}, {4, 4, 2, 8}, {2, 4, 1, 16}, {4, 4, 1, 12}};
+    {1, 4, 4, 8},  {1, 4, 2, 12}, {1, 2, 4, 6},  {1, 4, 4, 4},
+    {2, 4, 2, 12}, {4, 4, 2, 8},  {2, 4, 1, 16}, {4, 4, 1, 12}};
 
 // Hopper's largest dynamic shared memory per block (227 KiB).
 inline constexpr int kSkinnyBulkMaxSharedBytes = 232448;
@@ -49,7 +49,8 @@ inline constexpr int kSkinnyBulkMaxSharedBytes = 232448;
 constexpr int skinny_bulk_shared_bytes(SkinnyBulkConfig config, int n) {
   const int n_tiles = n <= 8 ? 1 : n <= 16 ? 2 : n <= 32 ? 4 : 8;
   const int stage = config.k_boxes * (16 * config.m_tiles + 8 * n_tiles) * 128;
-  const int sums = (config.warps > 1 ? config.warps / 2 : 1) * config.m_tiles * n_tiles * 4 * 32 * 4;
+  const int sums =
+      (config.warps > 1 ? config.warps / 2 : 1) * config.m_tiles * n_tiles * 4 * 32 * 4;
   return 1024 + config.stages * stage + sums;
 }
 
@@ -57,7 +58,7 @@ constexpr int skinny_bulk_shared_bytes(SkinnyBulkConfig config, int n) {
 // Where a pointer, leading dimension or stride does not meet the TMA unit's 16-byte alignment,
 // it runs skinny_tc_kernel instead (which itself falls back to element loads where needed).
 // cudaErrorInvalidValue for an n or configuration that is not compiled in or does not fit.
-cudaError_t launch_skinny_bulk_tn(SkinnyType type, SkinnyBulkConfig config,
-                                  const SkinnyArgs& args, cudaStream_t stream);
+cudaError_t launch_skinny_bulk_tn(SkinnyType type, SkinnyBulkConfig config, const SkinnyArgs& args,
+                                  cudaStream_t stream);
 
 }  // namespace gemmtune::cuda

@@ -2,11 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <charconv>
 #include <initializer_list>
+#include <limits>
 #include <type_traits>
 #include <vector>
-#include <limits>
 
 #include "solutions/cuda/cuda_check.hpp"
 #include "solutions/cuda/cuda_device.hpp"
@@ -15,20 +16,22 @@ namespace gemmtune::cuda {
 namespace {
 
 // "<prefix><int><field><int><field><int>…": the prefix, then the fields that follow each int
-// after the first.
+// after the first (constant, so that no order of static initialization can matter).
 struct NameForm {
   std::string_view prefix;
-  std::vector<std::string_view> fields;
+  std::array<std::string_view, 3> field_storage;
+  std::size_t field_count;
+  constexpr std::string_view field(std::size_t i) const { return field_storage[i]; }
 };
-const NameForm kCudaCoreName{"Gemmtune_Skinny_rows_", {"_threads_"}};
-const NameForm kTensorCoreName{"Gemmtune_SkinnyTc_mtiles_", {"_warps_"}};
-const NameForm kBulkName{"Gemmtune_SkinnyBulk_mtiles_", {"_warps_", "_kboxes_", "_stages_"}};
+constexpr NameForm kCudaCoreName{"Gemmtune_Skinny_rows_", {"_threads_"}, 1};
+constexpr NameForm kTensorCoreName{"Gemmtune_SkinnyTc_mtiles_", {"_warps_"}, 1};
+constexpr NameForm kBulkName{"Gemmtune_SkinnyBulk_mtiles_", {"_warps_", "_kboxes_", "_stages_"}, 3};
 
 std::string format_name(const NameForm& form, std::initializer_list<int> values) {
   std::string name(form.prefix);
   std::size_t i = 0;
   for (const int v : values) {
-    if (i > 0) name += form.fields[i - 1];
+    if (i > 0) name += form.field(i - 1);
     name += std::to_string(v);
     ++i;
   }
@@ -48,9 +51,9 @@ std::optional<std::vector<int>> parse_form(std::string_view name, const NameForm
     if (ec != std::errc()) return std::nullopt;
     values.push_back(v);
     p = next;
-    if (i == form.fields.size()) break;
-    if (!std::string_view(p, end - p).starts_with(form.fields[i])) return std::nullopt;
-    p += form.fields[i].size();
+    if (i == form.field_count) break;
+    if (!std::string_view(p, end - p).starts_with(form.field(i))) return std::nullopt;
+    p += form.field(i).size();
   }
   if (p != end) return std::nullopt;
   return values;

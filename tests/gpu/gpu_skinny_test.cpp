@@ -1,8 +1,8 @@
-// gemmtune's own skinny kernels (CUDA cores, tensor cores, tensor cores fed by the TMA unit) agree with a double-precision host
-// reference in every compiled configuration that fits: each dtype, n from 1 to 64, padded leading
-// dimensions, alpha and beta, a strided batch, and shapes that force the element-load path (k or
-// ld not a multiple of the vector), and k that ends inside a tensor-core chunk. Names round-trip;
-// problems they do not fit get no candidates.
+// gemmtune's own skinny kernels (CUDA cores, tensor cores, tensor cores fed by the TMA unit) agree
+// with a double-precision host reference in every compiled configuration that fits: each dtype, n
+// from 1 to 64, padded leading dimensions, alpha and beta, a strided batch, and shapes that force
+// the element-load path (k or ld not a multiple of the vector), and k that ends inside a
+// tensor-core chunk. Names round-trip; problems they do not fit get no candidates.
 #include <gtest/gtest.h>
 
 #include "gpu_support.hpp"

@@ -40,12 +40,12 @@ TEST(SkinnyName, RoundTripsEveryCompiledConfiguration) {
 }
 
 TEST(SkinnyName, RejectsOtherNames) {
-  for (const char* name : {"Default", "Gemmtune_Skinny_rows_2", "Gemmtune_Skinny_rows_x_threads_1",
-                           "Gemmtune_Skinny_rows_2_threads_128x", "Gemm_Cublaslt_id_1",
-                           "Gemmtune_SkinnyTc_mtiles_1", "Gemmtune_SkinnyTc_mtiles_1_threads_8",
-                           "Gemmtune_SkinnyBulk_mtiles_1_warps_4_kboxes_4",
-                           "Gemmtune_SkinnyBulk_mtiles_1_warps_4_kboxes_4_stages_8_",
-                           "Gemmtune_SkinnyBulk_mtiles_1_warps_4_stages_8_kboxes_4"}) {
+  for (const char* name :
+       {"Default", "Gemmtune_Skinny_rows_2", "Gemmtune_Skinny_rows_x_threads_1",
+        "Gemmtune_Skinny_rows_2_threads_128x", "Gemm_Cublaslt_id_1", "Gemmtune_SkinnyTc_mtiles_1",
+        "Gemmtune_SkinnyTc_mtiles_1_threads_8", "Gemmtune_SkinnyBulk_mtiles_1_warps_4_kboxes_4",
+        "Gemmtune_SkinnyBulk_mtiles_1_warps_4_kboxes_4_stages_8_",
+        "Gemmtune_SkinnyBulk_mtiles_1_warps_4_stages_8_kboxes_4"}) {
     EXPECT_FALSE(parse_skinny_solution_name(name)) << name;
   }
 }
