@@ -1,5 +1,6 @@
-// The bulk-copy tensor-core skinny kernel (see skinny_bulk_kernel.hpp), as a template so that the
-// design tool can time configurations the solution does not compile in. For .cu files only.
+// The bulk-copy tensor-core skinny kernel (see skinny_bulk_kernel.hpp), as a template so that a
+// timing harness can instantiate configurations the solution does not compile in (as the one
+// behind bench/results/2026-11-21-h200-skinny-bulk.md did). For .cu files only.
 #pragma once
 
 #include <cuda.h>
