@@ -237,10 +237,10 @@ std::optional<std::string> skinny_device_unsupported_reason(const SkinnyKernelCo
 std::vector<std::unique_ptr<Solution>> GemmtuneCudaProvider::enumerate(const Problem& problem,
                                                                        const SearchOptions&) {
   std::vector<std::unique_ptr<Solution>> out;
+  // The solution works out whether it fits (problem, compiled configuration, device) once.
   auto offer = [&](const SkinnyKernelConfig& config) {
-    if (!skinny_unsupported_reason(problem, config) && !skinny_device_unsupported_reason(config)) {
-      out.push_back(std::make_unique<SkinnySolution>(problem, config));
-    }
+    auto solution = std::make_unique<SkinnySolution>(problem, config);
+    if (solution->supports(problem)) out.push_back(std::move(solution));
   };
   for (const SkinnyConfig& config : kSkinnyConfigs) offer(config);
   for (const SkinnyTcConfig& config : kSkinnyTcConfigs) offer(config);
