@@ -26,6 +26,8 @@ struct NameForm {
 constexpr NameForm kCudaCoreName{"Gemmtune_Skinny_rows_", {"_threads_"}, 1};
 constexpr NameForm kTensorCoreName{"Gemmtune_SkinnyTc_mtiles_", {"_warps_"}, 1};
 constexpr NameForm kBulkName{"Gemmtune_SkinnyBulk_mtiles_", {"_warps_", "_kboxes_", "_stages_"}, 3};
+constexpr NameForm kWgmmaName{
+    "Gemmtune_SkinnyWgmma_mtiles_", {"_groups_", "_kboxes_", "_stages_"}, 3};
 
 std::string format_name(const NameForm& form, std::initializer_list<int> values) {
   std::string name(form.prefix);
@@ -77,6 +79,19 @@ bool operator==(const SkinnyBulkConfig& x, const SkinnyBulkConfig& y) {
          x.stages == y.stages;
 }
 
+bool operator==(const SkinnyWgmmaConfig& x, const SkinnyWgmmaConfig& y) {
+  return x.m_tiles == y.m_tiles && x.groups == y.groups && x.k_boxes == y.k_boxes &&
+         x.stages == y.stages;
+}
+
+template <typename Config, std::size_t N>
+bool listed(const Config& config, const Config (&configs)[N]) {
+  for (const Config& k : configs) {
+    if (k == config) return true;
+  }
+  return false;
+}
+
 bool compiled(const SkinnyKernelConfig& config) {
   if (const auto* c = std::get_if<SkinnyConfig>(&config)) {
     for (const SkinnyConfig& k : kSkinnyConfigs) {
@@ -90,11 +105,10 @@ bool compiled(const SkinnyKernelConfig& config) {
     }
     return false;
   }
-  const auto& bulk = std::get<SkinnyBulkConfig>(config);
-  for (const SkinnyBulkConfig& k : kSkinnyBulkConfigs) {
-    if (k == bulk) return true;
+  if (const auto* bulk = std::get_if<SkinnyBulkConfig>(&config)) {
+    return listed(*bulk, kSkinnyBulkConfigs);
   }
-  return false;
+  return listed(std::get<SkinnyWgmmaConfig>(config), kSkinnyWgmmaConfigs);
 }
 
 class SkinnySolution final : public Solution {
@@ -147,8 +161,10 @@ class SkinnySolution final : public Solution {
             return launch_skinny_tn(type, config, args, stream);
           } else if constexpr (std::is_same_v<Config, SkinnyTcConfig>) {
             return launch_skinny_tc_tn(type, config, args, stream);
-          } else {
+          } else if constexpr (std::is_same_v<Config, SkinnyBulkConfig>) {
             return launch_skinny_bulk_tn(type, config, args, stream);
+          } else {
+            return launch_skinny_wgmma_tn(type, config, args, stream);
           }
         },
         config_);
@@ -172,8 +188,11 @@ std::string skinny_solution_name(const SkinnyKernelConfig& config) {
   if (const auto* tc = std::get_if<SkinnyTcConfig>(&config)) {
     return format_name(kTensorCoreName, {tc->m_tiles, tc->warps});
   }
-  const auto& b = std::get<SkinnyBulkConfig>(config);
-  return format_name(kBulkName, {b.m_tiles, b.warps, b.k_boxes, b.stages});
+  if (const auto* b = std::get_if<SkinnyBulkConfig>(&config)) {
+    return format_name(kBulkName, {b->m_tiles, b->warps, b->k_boxes, b->stages});
+  }
+  const auto& w = std::get<SkinnyWgmmaConfig>(config);
+  return format_name(kWgmmaName, {w.m_tiles, w.groups, w.k_boxes, w.stages});
 }
 
 std::optional<SkinnyKernelConfig> parse_skinny_solution_name(std::string_view name) {
@@ -181,6 +200,9 @@ std::optional<SkinnyKernelConfig> parse_skinny_solution_name(std::string_view na
   if (const auto v = parse_form(name, kTensorCoreName)) return SkinnyTcConfig{(*v)[0], (*v)[1]};
   if (const auto v = parse_form(name, kBulkName)) {
     return SkinnyBulkConfig{(*v)[0], (*v)[1], (*v)[2], (*v)[3]};
+  }
+  if (const auto v = parse_form(name, kWgmmaName)) {
+    return SkinnyWgmmaConfig{(*v)[0], (*v)[1], (*v)[2], (*v)[3]};
   }
   return std::nullopt;
 }
@@ -200,9 +222,10 @@ std::optional<std::string> skinny_unsupported_reason(const Problem& p,
     return std::string(tensor_cores ? "the tensor-core skinny kernel runs bf16 and fp16 only"
                                     : "the skinny kernel runs bf16, fp16 and fp32 only");
   }
-  const int max_n = std::holds_alternative<SkinnyTcConfig>(config)     ? kSkinnyTcMaxN
-                    : std::holds_alternative<SkinnyBulkConfig>(config) ? kSkinnyBulkMaxN
-                                                                       : kSkinnyMaxN;
+  const int max_n = std::holds_alternative<SkinnyTcConfig>(config)      ? kSkinnyTcMaxN
+                    : std::holds_alternative<SkinnyBulkConfig>(config)  ? kSkinnyBulkMaxN
+                    : std::holds_alternative<SkinnyWgmmaConfig>(config) ? kSkinnyWgmmaMaxN
+                                                                        : kSkinnyMaxN;
   if (p.n > max_n) return fmt::format("n = {} > {}", p.n, max_n);
   if (const auto* bulk = std::get_if<SkinnyBulkConfig>(&config)) {
     if (const int bytes = skinny_bulk_shared_bytes(*bulk, static_cast<int>(p.n));
@@ -218,18 +241,27 @@ std::optional<std::string> skinny_unsupported_reason(const Problem& p,
 }
 
 std::optional<std::string> skinny_device_unsupported_reason(const SkinnyKernelConfig& config) {
-  if (!std::holds_alternative<SkinnyBulkConfig>(config)) return std::nullopt;
+  const bool bulk = std::holds_alternative<SkinnyBulkConfig>(config);
+  const bool wgmma = std::holds_alternative<SkinnyWgmmaConfig>(config);
+  if (!bulk && !wgmma) return std::nullopt;
+  const char* kernel = bulk ? "bulk-copy" : "warpgroup";
   int device = 0, major = 0, minor = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
       cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
     cudaGetLastError();  // not sticky: clear it
-    return std::string("the bulk-copy skinny kernel needs a CUDA device, and none is usable");
+    return fmt::format("the {} skinny kernel needs a CUDA device, and none is usable", kernel);
   }
-  if (major < 9) {
+  if (bulk && major < 9) {
     return fmt::format(
         "the bulk-copy skinny kernel needs compute capability 9.0 or later (device {} has {}.{})",
         device, major, minor);
+  }
+  // Its code is sm_90a, which no other compute capability runs.
+  if (wgmma && (major != 9 || minor != 0)) {
+    return fmt::format(
+        "the warpgroup skinny kernel needs compute capability 9.0 (device {} has {}.{})", device,
+        major, minor);
   }
   return std::nullopt;
 }
@@ -245,6 +277,11 @@ std::vector<std::unique_ptr<Solution>> GemmtuneCudaProvider::enumerate(const Pro
   for (const SkinnyConfig& config : kSkinnyConfigs) offer(config);
   for (const SkinnyTcConfig& config : kSkinnyTcConfigs) offer(config);
   for (const SkinnyBulkConfig& config : kSkinnyBulkConfigs) offer(config);
+  // It runs any n ≤ 64, but below 17 its B box is mostly padding: 2–3× slower than Default at
+  // n = 8 on an H200, never worth timing.
+  if (problem.n >= kSkinnyWgmmaMinN) {
+    for (const SkinnyWgmmaConfig& config : kSkinnyWgmmaConfigs) offer(config);
+  }
   return out;
 }
 

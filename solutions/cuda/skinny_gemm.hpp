@@ -9,6 +9,11 @@
 //                                                      tensor cores fed by the TMA unit, n ≤ 64,
 //                                                      bf16/fp16, compute capability ≥ 9.0
 //                                                      (skinny_bulk_kernel.hpp)
+//   Gemmtune_SkinnyWgmma_mtiles_<tiles>_groups_<groups>_kboxes_<boxes>_stages_<stages>
+//                                                      the same pipeline multiplied by wgmma,
+//                                                      n ≤ 64 (offered from 17), bf16/fp16,
+//                                                      compute capability 9.0
+//                                                      (skinny_wgmma_kernel.hpp)
 //
 // All run Gemm and GemmStridedBatched with transa = T, transb = N. The provider offers only the
 // candidates that fit a problem, so that other problems' reports do not fill with inapplicable
@@ -28,11 +33,13 @@
 #include "solutions/cuda/skinny_bulk_kernel.hpp"
 #include "solutions/cuda/skinny_gemm_kernel.hpp"
 #include "solutions/cuda/skinny_tc_kernel.hpp"
+#include "solutions/cuda/skinny_wgmma_kernel.hpp"
 #include "tuner/solution.hpp"
 
 namespace gemmtune::cuda {
 
-using SkinnyKernelConfig = std::variant<SkinnyConfig, SkinnyTcConfig, SkinnyBulkConfig>;
+using SkinnyKernelConfig =
+    std::variant<SkinnyConfig, SkinnyTcConfig, SkinnyBulkConfig, SkinnyWgmmaConfig>;
 
 std::string skinny_solution_name(const SkinnyKernelConfig& config);
 // The configuration a name denotes, or none when it is not one of these kernels' names.
@@ -43,7 +50,7 @@ std::optional<std::string> skinny_unsupported_reason(const Problem& problem,
                                                      const SkinnyKernelConfig& config);
 
 // Why the current device cannot run the kernel (the bulk-copy kernel needs compute capability
-// 9.0), or nothing when it can.
+// 9.0 or later, the warpgroup kernel 9.0 exactly), or nothing when it can.
 std::optional<std::string> skinny_device_unsupported_reason(const SkinnyKernelConfig& config);
 
 class GemmtuneCudaProvider final : public SolutionProvider {

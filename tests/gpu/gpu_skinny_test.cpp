@@ -1,8 +1,9 @@
-// gemmtune's own skinny kernels (CUDA cores, tensor cores, tensor cores fed by the TMA unit) agree
-// with a double-precision host reference in every compiled configuration that fits: each dtype, n
-// from 1 to 64, padded leading dimensions, alpha and beta, a strided batch, and shapes that force
-// the element-load path (k or ld not a multiple of the vector), and k that ends inside a
-// tensor-core chunk. Names round-trip; problems they do not fit get no candidates.
+// gemmtune's own skinny kernels (CUDA cores, tensor cores, tensor cores fed by the TMA unit, and
+// multiplied by wgmma) agree with a double-precision host reference in every compiled
+// configuration that fits: each dtype, n from 1 to 64, padded leading dimensions, alpha and beta,
+// a strided batch, shapes that force the element-load path (k or ld not a multiple of the
+// vector), k that ends inside a tensor-core chunk, and a long k. Names round-trip; problems they
+// do not fit get no candidates.
 #include <gtest/gtest.h>
 
 #include "gpu_support.hpp"
@@ -37,6 +38,8 @@ class SkinnyKernel : public testing::Test {
           ++expected;
         }
       }
+      // The warpgroup kernel (compute capability 9.0, as these machines have), from n = 17.
+      if (p.n >= cuda::kSkinnyWgmmaMinN) expected += std::size(cuda::kSkinnyWgmmaConfigs);
     }
     ASSERT_EQ(solutions.size(), expected);
     for (auto& s : solutions) {
@@ -78,6 +81,32 @@ TEST_F(SkinnyKernel, KThatEndsInsideAChunk) {
       check_every_config(
           Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 200, n, k), 1.0,
           0.0);
+    }
+  }
+}
+
+TEST_F(SkinnyKernel, LongK) {
+  // 28672 = the 70B model's down projection: the longest sum of the benchmark's decode problems.
+  for (std::int64_t n : {8, 64}) {
+    check_every_config(
+        Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 160, n, 28672),
+        1.0, 0.0);
+  }
+}
+
+TEST_F(SkinnyKernel, WarpgroupKernelRunsWidthsItIsNotOfferedFor) {
+  // Below n = 17 the provider does not offer it, but a stored name still rebuilds and must
+  // compute the right thing.
+  for (DType d : {DType::BFloat16, DType::Float16}) {
+    for (std::int64_t n : {1, 8, 16}) {
+      const Problem p = Problem::make(OpKind::Gemm, d, Transpose::T, Transpose::N, 200, n, 1000);
+      DeviceOperands ops(*backend_, p, 1.0, 0.0);
+      for (const cuda::SkinnyWgmmaConfig& c : cuda::kSkinnyWgmmaConfigs) {
+        auto s = provider_.from_name(p, cuda::skinny_solution_name(c));
+        ASSERT_NE(s, nullptr);
+        ASSERT_TRUE(s->supports(p)) << s->name() << ": " << s->supports(p).reason;
+        EXPECT_EQ(gpu_test::run_and_check(*s, ops), "") << s->name() << " n=" << n;
+      }
     }
   }
 }

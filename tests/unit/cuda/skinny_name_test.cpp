@@ -33,7 +33,19 @@ TEST(SkinnyName, RoundTripsEveryCompiledConfiguration) {
     EXPECT_EQ(b.k_boxes, c.k_boxes);
     EXPECT_EQ(b.stages, c.stages);
   }
+  for (const SkinnyWgmmaConfig& c : kSkinnyWgmmaConfigs) {
+    const std::string name = skinny_solution_name(c);
+    const auto parsed = parse_skinny_solution_name(name);
+    ASSERT_TRUE(parsed && std::holds_alternative<SkinnyWgmmaConfig>(*parsed)) << name;
+    const auto& w = std::get<SkinnyWgmmaConfig>(*parsed);
+    EXPECT_EQ(w.m_tiles, c.m_tiles);
+    EXPECT_EQ(w.groups, c.groups);
+    EXPECT_EQ(w.k_boxes, c.k_boxes);
+    EXPECT_EQ(w.stages, c.stages);
+  }
   EXPECT_EQ(skinny_solution_name(SkinnyConfig{2, 128}), "Gemmtune_Skinny_rows_2_threads_128");
+  EXPECT_EQ(skinny_solution_name(SkinnyWgmmaConfig{8, 1, 2, 4}),
+            "Gemmtune_SkinnyWgmma_mtiles_8_groups_1_kboxes_2_stages_4");
   EXPECT_EQ(skinny_solution_name(SkinnyBulkConfig{2, 4, 1, 16}),
             "Gemmtune_SkinnyBulk_mtiles_2_warps_4_kboxes_1_stages_16");
   EXPECT_EQ(skinny_solution_name(SkinnyTcConfig{1, 8}), "Gemmtune_SkinnyTc_mtiles_1_warps_8");
@@ -45,7 +57,9 @@ TEST(SkinnyName, RejectsOtherNames) {
         "Gemmtune_Skinny_rows_2_threads_128x", "Gemm_Cublaslt_id_1", "Gemmtune_SkinnyTc_mtiles_1",
         "Gemmtune_SkinnyTc_mtiles_1_threads_8", "Gemmtune_SkinnyBulk_mtiles_1_warps_4_kboxes_4",
         "Gemmtune_SkinnyBulk_mtiles_1_warps_4_kboxes_4_stages_8_",
-        "Gemmtune_SkinnyBulk_mtiles_1_warps_4_stages_8_kboxes_4"}) {
+        "Gemmtune_SkinnyBulk_mtiles_1_warps_4_stages_8_kboxes_4",
+        "Gemmtune_SkinnyWgmma_mtiles_2_warps_2_kboxes_2_stages_8",
+        "Gemmtune_SkinnyWgmma_mtiles_2_groups_2_kboxes_2"}) {
     EXPECT_FALSE(parse_skinny_solution_name(name)) << name;
   }
 }
@@ -75,7 +89,15 @@ TEST(SkinnyName, SupportsOnlyWhatTheKernelsRun) {
   EXPECT_FALSE(why(p(OpKind::Gemm, DType::Float16, T::T, T::N, 64), wide_ring));
   EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 65), wide_ring));
   EXPECT_TRUE(why(p(OpKind::Gemm, DType::Float32, T::T, T::N, 8), wide_ring));
-  for (const auto& c : {core, tc, small_ring}) {
+  // The warpgroup kernel: its shared memory does not depend on n.
+  const SkinnyKernelConfig warpgroup = SkinnyWgmmaConfig{8, 1, 1, 8};
+  EXPECT_FALSE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 1), warpgroup));
+  EXPECT_FALSE(why(p(OpKind::GemmStridedBatched, DType::Float16, T::T, T::N, 64), warpgroup));
+  EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 65), warpgroup));
+  for (const SkinnyWgmmaConfig& c : kSkinnyWgmmaConfigs) {
+    EXPECT_LE(skinny_wgmma_shared_bytes(c), kSkinnyBulkMaxSharedBytes);
+  }
+  for (const auto& c : {core, tc, small_ring, warpgroup}) {
     EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::N, T::N, 8), c));
     EXPECT_TRUE(why(p(OpKind::Gemm, DType::TF32, T::T, T::N, 8), c));
     EXPECT_TRUE(why(p(OpKind::GemmAndBias, DType::BFloat16, T::T, T::N, 8), c));

@@ -1,0 +1,178 @@
+// The warpgroup skinny kernel: the bulk-copy kernel's TMA pipeline (skinny_bulk_kernel.cuh) with
+// its multiplies done by wgmma, straight from the stages, instead of ldmatrix + mma.sync. For .cu
+// files only; needs sm_90a.
+//
+// wgmma's tile is 64 rows of its first operand, and our n is at most 64: so the kernel computes
+// Cᵀ = Bᵀ·A, with B's box (n columns of B, zero past n, padded to 64 rows) as the first operand
+// and A's box (16·MTiles rows of Aᵀ) as the second, N = 16·MTiles. Both boxes are k-contiguous
+// rows of 128 bytes with the 128-byte swizzle, which is the operand layout wgmma reads.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "solutions/cuda/bulk_copy.cuh"
+#include "solutions/cuda/skinny_bulk_kernel.cuh"
+#include "solutions/cuda/skinny_common.cuh"
+#include "solutions/cuda/wgmma.cuh"
+
+namespace gemmtune::cuda::skinny {
+
+// One stage: KBoxes boxes of 64 rows of B's columns (zero past n), then KBoxes boxes of
+// 16·MTiles rows of Aᵀ; every box 64 k of 128 bytes per row.
+template <int MTiles, int KBoxes>
+struct WgStage {
+  static constexpr int kRowsA = 16 * MTiles;
+  static constexpr int kBoxBytesB = 64 * kBoxBytesPerRow;
+  static constexpr int kBoxBytesA = kRowsA * kBoxBytesPerRow;
+  static constexpr int kBytes = KBoxes * (kBoxBytesA + kBoxBytesB);  // a multiple of 1024
+};
+
+// Per-thread slots of the warpgroups' tree of partial sums (none with one warpgroup).
+template <int MTiles, int Groups>
+__host__ __device__ constexpr int wg_sums_bytes() {
+  return Groups / 2 * (8 * MTiles) * 128 * 4;
+}
+
+template <int MTiles, int Groups, int KBoxes, int Stages>
+constexpr int wg_kernel_shared_bytes() {
+  return 1024 + Stages * WgStage<MTiles, KBoxes>::kBytes + wg_sums_bytes<MTiles, Groups>();
+}
+
+// A persistent kernel, scheduled as skinny_bulk_kernel: Groups consumer warpgroups, then one
+// producer warp; tiles of 16·MTiles rows of Aᵀ × all n ≤ 64 columns (× batch); chunk g of the
+// block (KBoxes boxes of 64 k) lands in stage g % Stages and is multiplied by warpgroup
+// g % Groups; at the tile's end the warpgroups add their sums in a fixed tree and warpgroup 0
+// writes the tile.
+template <typename T, int MTiles, int Groups, int KBoxes, int Stages>
+__global__ void __launch_bounds__(Groups * 128 + 32)
+    skinny_wgmma_kernel(SkinnyArgs args, const __grid_constant__ CUtensorMap map_a,
+                        const __grid_constant__ CUtensorMap map_b) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ != 900 || !defined(__CUDA_ARCH_FEAT_SM90_ALL))
+  __trap();  // wgmma needs sm_90a; the host side never launches it elsewhere
+#else
+  using Stage = WgStage<MTiles, KBoxes>;
+  constexpr int N = 16 * MTiles;  // wgmma's N: rows of Aᵀ
+  constexpr int KChunk = KBoxes * kBoxK;
+  constexpr int kConsumers = Groups * 128;
+  static_assert((Groups & (Groups - 1)) == 0, "Groups must be a power of two");
+  static_assert(Stages % Groups == 0, "Stages must be a multiple of Groups");
+  extern __shared__ __align__(128) unsigned char dynamic_shared[];
+  __shared__ std::uint64_t full[Stages], empty[Stages];
+
+  const int warp = static_cast<int>(threadIdx.x) >> 5;
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const std::uint32_t base = (bulk::shared_address(dynamic_shared) + 1023u) & ~1023u;
+  float* const sums = reinterpret_cast<float*>(
+      dynamic_shared + (base - bulk::shared_address(dynamic_shared)) + Stages * Stage::kBytes);
+  const int chunks = (args.k + KChunk - 1) / KChunk;
+  const int row_tiles = (args.m + Stage::kRowsA - 1) / Stage::kRowsA;
+  const int tiles = row_tiles * args.batch;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages; ++s) {
+      bulk::barrier_init(&full[s], 1);
+      bulk::barrier_init(&empty[s], 4);  // one arrival per warp of the warpgroup
+    }
+    bulk::fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (warp == Groups * 4) {
+    if (lane != 0) return;
+    const std::uint64_t stream_once = bulk::evict_first_policy();
+    const std::uint64_t reread = bulk::evict_last_policy();
+    int g = 0;
+    for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += gridDim.x) {
+      const int row0 = (tile % row_tiles) * Stage::kRowsA;
+      const int z = tile / row_tiles;
+      for (int i = 0; i < chunks; ++i, ++g) {
+        const int slot = g % Stages;
+        bulk::wait(&empty[slot], ((g / Stages) & 1) ^ 1);
+        bulk::arrive_expect_bytes(&full[slot], Stage::kBytes);
+        const std::uint32_t stage = base + slot * Stage::kBytes;
+#pragma unroll
+        for (int box = 0; box < KBoxes; ++box) {
+          const int k0 = i * KChunk + box * kBoxK;
+          bulk::copy_box(stage + box * Stage::kBoxBytesB, &map_b, k0, 0, z, &full[slot], reread);
+          bulk::copy_box(stage + KBoxes * Stage::kBoxBytesB + box * Stage::kBoxBytesA, &map_a, k0,
+                         row0, z, &full[slot], stream_once);
+        }
+      }
+    }
+    return;
+  }
+
+  const int group = warp / 4;
+  const int t = static_cast<int>(threadIdx.x) & 127;
+  int g = 0;
+  for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += gridDim.x, g += chunks) {
+    float acc[N / 2];
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) acc[i] = 0.f;
+    int in_flight = -1;  // the stage whose multiplies may still be running
+    for (int i = (group - g % Groups + Groups) % Groups; i < chunks; i += Groups) {
+      const int slot = (g + i) % Stages;
+      bulk::wait(&full[slot], ((g + i) / Stages) & 1);
+      const std::uint32_t stage = base + slot * Stage::kBytes;
+      wgmma::fence();
+#pragma unroll
+      for (int box = 0; box < KBoxes; ++box) {
+        const std::uint32_t box_b = stage + box * Stage::kBoxBytesB;
+        const std::uint32_t box_a = stage + KBoxes * Stage::kBoxBytesB + box * Stage::kBoxBytesA;
+#pragma unroll
+        for (int s = 0; s < kBoxK / 16; ++s) {
+          wgmma::mma_64xN<T, N>(acc, wgmma::descriptor(box_b + 32 * s),
+                                wgmma::descriptor(box_a + 32 * s));
+        }
+      }
+      wgmma::commit();
+      // Keep this stage's multiplies running while the next stage is awaited; the one before is
+      // done with its stage, which goes back to the producer.
+      wgmma::wait<1>();
+      if (in_flight >= 0 && lane == 0) bulk::arrive(&empty[in_flight]);
+      in_flight = slot;
+    }
+    wgmma::wait<0>();
+    if (in_flight >= 0 && lane == 0) bulk::arrive(&empty[in_flight]);
+
+      // The partial sums, added pairwise in a fixed tree over the warpgroups.
+#pragma unroll 1
+    for (int step = 1; step < Groups; step *= 2) {
+      float* slot = sums + (group / (2 * step)) * (N / 2) * 128;
+      if (group % (2 * step) == step) {
+#pragma unroll
+        for (int i = 0; i < N / 2; ++i) slot[i * 128 + t] = acc[i];
+      }
+      asm volatile("bar.sync 1, %0;\n" ::"n"(kConsumers) : "memory");
+      if (group % (2 * step) == 0) {
+#pragma unroll
+        for (int i = 0; i < N / 2; ++i) acc[i] += slot[i * 128 + t];
+      }
+      asm volatile("bar.sync 1, %0;\n" ::"n"(kConsumers) : "memory");
+    }
+    if (group != 0) continue;
+    // acc[4j + i] is Cᵀ's row (= C's column) 16·warp + lane / 4 + 8·(i / 2) and its column (= C's
+    // row) 8j + 2·(lane % 4) + i % 2.
+    const int row0 = (tile % row_tiles) * Stage::kRowsA;
+    T* c = static_cast<T*>(args.c) + static_cast<std::int64_t>(tile / row_tiles) * args.stride_c;
+#pragma unroll
+    for (int j = 0; j < N / 8; ++j) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int col = 16 * warp + (lane >> 2) + 8 * (i >> 1);
+        const int row = row0 + 8 * j + 2 * (lane & 3) + (i & 1);
+        if (row >= args.m || col >= args.n) continue;
+        T* out = c + row + static_cast<std::int64_t>(col) * args.ldc;
+        float value = args.alpha * acc[4 * j + i];
+        // beta = 0 must not read C: it may hold NaN (BLAS semantics).
+        if (args.beta != 0.f) value = fmaf(args.beta, to_float(*out), value);
+        *out = from_float<T>(value);
+      }
+    }
+  }
+#endif
+}
+
+}  // namespace gemmtune::cuda::skinny

@@ -1,0 +1,55 @@
+// gemmtune's warpgroup tensor-core kernel for skinny "tn" GEMMs (LLM decoding with 17 to 64
+// tokens), bf16 and fp16 with fp32 accumulation, Hopper (compute capability 9.0) only:
+//
+//   C[m×n] = alpha · Aᵀ·B + beta · C      A stored k×m (lda ≥ k), B stored k×n, n ≤ 64
+//
+// The bulk-copy kernel's pipeline (skinny_bulk_kernel.hpp: one producer thread has the TMA unit
+// copy boxes of A and B into a ring of shared-memory stages), with the multiplies done by
+// wgmma.mma_async straight from the stages instead of ldmatrix + mma.sync. wgmma's tile is 64 rows
+// of its first operand, so the kernel computes Cᵀ = Bᵀ·A: B's box, padded with zeros to 64 rows,
+// is that operand and a tile of 16·m_tiles rows of Aᵀ (up to 128) the second. Taller tiles
+// reread B less often per row of A, and cost no registers to speak of (m_tiles·8 accumulators
+// per thread). Measured on an H200 (bench/results/2026-11-21-h200-skinny-wgmma.md): at n = 32
+// and 64 up to 9% faster than Default (4096 × 14336, n = 64) and within a few percent of it
+// elsewhere; at n = 8 2–3× slower (the padded B box), so it is offered from n = 17 up. The code
+// is sm_90a (arch-specific), which runs on compute capability 9.0 only.
+//
+// Kept free of gemmtune's other headers so that the .cu file compiles with nvcc alone.
+#pragma once
+
+#include "solutions/cuda/skinny_gemm_kernel.hpp"
+
+namespace gemmtune::cuda {
+
+inline constexpr int kSkinnyWgmmaMinN = 17;
+inline constexpr int kSkinnyWgmmaMaxN = 64;
+
+struct SkinnyWgmmaConfig {
+  int m_tiles = 2;  // 16-row tiles of Aᵀ per block tile (wgmma's N = 16·m_tiles)
+  int groups = 2;   // consumer warpgroups, splitting k
+  int k_boxes = 2;  // boxes of 64 k per stage
+  int stages = 8;   // stages in the shared-memory ring (a multiple of groups)
+};
+
+// The configurations the kernel is compiled for: each was the fastest of those tried on an
+// H200 at n = 32 or 64 on some shape (bench/results/2026-11-21-h200-skinny-wgmma.md).
+inline constexpr SkinnyWgmmaConfig kSkinnyWgmmaConfigs[] = {
+    {2, 2, 2, 8},  {2, 1, 2, 6}, {4, 1, 2, 6}, {4, 2, 2, 6},
+    {4, 2, 1, 12}, {8, 1, 1, 8}, {8, 1, 2, 4}};
+
+// Dynamic shared memory the configuration takes (whatever n): 1024 bytes of alignment, the
+// stages (k_boxes × (64 rows of B + 16·m_tiles rows of A) × 128 bytes each), the warpgroups'
+// partial sums.
+constexpr int skinny_wgmma_shared_bytes(SkinnyWgmmaConfig config) {
+  const int stage = config.k_boxes * (64 + 16 * config.m_tiles) * 128;
+  return 1024 + config.stages * stage + config.groups / 2 * 8 * config.m_tiles * 128 * 4;
+}
+
+// Enqueues the GEMM (type BFloat16 or Float16) on a device of compute capability 9.0. Where a
+// pointer, leading dimension or stride does not meet the TMA unit's 16-byte alignment, it runs
+// the register-load tensor-core kernel instead (skinny_tc_kernel.hpp). cudaErrorInvalidValue for
+// an n or configuration that is not compiled in.
+cudaError_t launch_skinny_wgmma_tn(SkinnyType type, SkinnyWgmmaConfig config,
+                                   const SkinnyArgs& args, cudaStream_t stream);
+
+}  // namespace gemmtune::cuda
