@@ -32,6 +32,8 @@ struct Options {
   int device = 0;
   double time_budget_s = 0;  // 0 = none
   double settle_ms = TimingPolicy{}.settle_duration_ms;
+  // Before the first problem: see warm_up.
+  double warmup_s = 10;
   RemeasureOptions remeasure;
 };
 
@@ -82,15 +84,34 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "- top-8: the first {} proposals of cublasLtMatmulAlgoGetHeuristic (best fit, {} MiB "
       "workspace), each run as proposed; heuristic #0 is the first of them; a winner that is one "
       "of them is that entry (timed once)\n"
-      "- time budget: {}",
+      "- warm-up: the first problem tuned and re-measured, results discarded, for {} s before "
+      "the first row (a host and GPU that have just started made Default's per-call times on the "
+      "first problems up to 50% longer)\n"
+      "- time budget: {} (warm-up included)",
       tuner.search.max_workspace_bytes >> 20, t.max_warmup_iterations, t.screening_iterations,
       t.screening_duration_ms, t.screening_keep_factor, t.max_finalists, t.settle_duration_ms,
       t.max_tuning_iterations, t.max_tuning_duration_ms, tuner.default_margin_sigmas,
       mib(2 * d.last_level_cache_bytes), o.remeasure.warmup.max_iterations, o.remeasure.rounds,
       o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms, o.remeasure.top,
-      tuner.search.max_workspace_bytes >> 20,
+      tuner.search.max_workspace_bytes >> 20, o.warmup_s,
       o.time_budget_s > 0 ? fmt::format("{} s", o.time_budget_s) : std::string("none"));
   return h;
+}
+
+// Tunes and re-measures `problem` until `seconds` have passed, keeping nothing: on an H200 host
+// that had just started, Default's per-iteration event times on the first ~15 problems (those of
+// under 20 µs) came out 30–50% longer than later in the same run or in a run right after, which
+// inflated their speedups (bench/results/2026-11-21-h200-run10.md, -run12.md). cuBLAS's calls
+// take more host time than a kernel launch, so a host that has not reached its clocks shows up in
+// Default's times first.
+void warm_up(Tuner& tuner, Backend& backend, const Registry& registry, const Problem& problem,
+             const RemeasureOptions& remeasure_options, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    const TuningReport tuning = tuner.tune(problem);
+    if (!tuning.ok()) return;  // the first row reports the failure
+    remeasure(backend, registry, problem, tuning.winner, remeasure_options);
+  }
 }
 
 std::string dtype_name(const Problem& p) {
@@ -114,6 +135,10 @@ int run(const Options& o, const std::string& command) {
   tuner_options.timing.settle_duration_ms = o.settle_ms;
   Tuner tuner(backend, *session.registry, tuner_options);
   const ReportHeader header = make_header(backend, tuner_options, o, command);
+  if (o.warmup_s > 0 && !shapes.empty()) {
+    std::fprintf(stderr, "warming up for %.0f s\n", o.warmup_s);
+    warm_up(tuner, backend, *session.registry, shapes.front().problem, o.remeasure, o.warmup_s);
+  }
 
   std::vector<BenchRow> rows;
   std::vector<LlmShape> not_run;
@@ -178,6 +203,9 @@ int main(int argc, char** argv) {
                  "Seconds after which no further problem is started (0 = none)");
   app.add_option("--settle-ms", o.settle_ms,
                  "The tuner's settle phase (gemmtune tune --settle-ms), for comparisons")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--warmup-s", o.warmup_s,
+                 "Seconds of tuning and re-measuring the first problem, discarded, before it")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--rounds", o.remeasure.rounds, "Interleaved re-measurement rounds")
       ->check(CLI::PositiveNumber);

@@ -234,6 +234,14 @@ std::optional<std::string> skinny_unsupported_reason(const Problem& p,
                          kSkinnyBulkMaxSharedBytes);
     }
   }
+  if (const auto* wgmma = std::get_if<SkinnyWgmmaConfig>(&config)) {
+    if (const int bytes =
+            skinny_wgmma_shared_bytes(*wgmma, skinny_wgmma_b_rows(static_cast<int>(p.n)));
+        bytes > kSkinnyBulkMaxSharedBytes) {
+      return fmt::format("needs {} bytes of shared memory at n = {} (at most {})", bytes, p.n,
+                         kSkinnyBulkMaxSharedBytes);
+    }
+  }
   if (p.batch > kSkinnyMaxBatch) return fmt::format("batch = {} > {}", p.batch, kSkinnyMaxBatch);
   constexpr auto kMaxInt = std::numeric_limits<int>::max();
   if (p.m > kMaxInt || p.k > kMaxInt) return std::string("m or k exceeds 2^31 - 1");
@@ -277,11 +285,7 @@ std::vector<std::unique_ptr<Solution>> GemmtuneCudaProvider::enumerate(const Pro
   for (const SkinnyConfig& config : kSkinnyConfigs) offer(config);
   for (const SkinnyTcConfig& config : kSkinnyTcConfigs) offer(config);
   for (const SkinnyBulkConfig& config : kSkinnyBulkConfigs) offer(config);
-  // It runs any n ≤ 64, but below 17 its B box is mostly padding: 2–3× slower than Default at
-  // n = 8 on an H200, never worth timing.
-  if (problem.n >= kSkinnyWgmmaMinN) {
-    for (const SkinnyWgmmaConfig& config : kSkinnyWgmmaConfigs) offer(config);
-  }
+  for (const SkinnyWgmmaConfig& config : kSkinnyWgmmaConfigs) offer(config);
   return out;
 }
 

@@ -11,8 +11,7 @@
 //                                                      (skinny_bulk_kernel.hpp)
 //   Gemmtune_SkinnyWgmma_mtiles_<tiles>_groups_<groups>_kboxes_<boxes>_stages_<stages>
 //                                                      the same pipeline multiplied by wgmma,
-//                                                      n ≤ 64 (offered from 17), bf16/fp16,
-//                                                      compute capability 9.0
+//                                                      n ≤ 64, bf16/fp16, compute capability 9.0
 //                                                      (skinny_wgmma_kernel.hpp)
 //
 // All run Gemm and GemmStridedBatched with transa = T, transb = N. The provider offers only the

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iterator>
 
+#include "solutions/cuda/skinny_bulk_kernel.hpp"
 #include "solutions/cuda/skinny_tc_kernel.hpp"
 #include "solutions/cuda/skinny_tma_host.cuh"
 #include "solutions/cuda/skinny_wgmma_kernel.cuh"
@@ -14,31 +15,46 @@ namespace {
 
 using namespace skinny;
 
+template <typename T, int MTiles, int Groups, int KBoxes, int Stages, int BRows>
+cudaError_t launch_shape(const SkinnyArgs& args, cudaStream_t stream, bool& unaddressable) {
+  constexpr int kThreads = Groups * 128 + 32;
+  constexpr int kBytes = wg_kernel_shared_bytes<MTiles, Groups, KBoxes, Stages, BRows>();
+  static_assert(kBytes == skinny_wgmma_shared_bytes({MTiles, Groups, KBoxes, Stages}, BRows));
+  if constexpr (kBytes > kSkinnyBulkMaxSharedBytes) {
+    return cudaErrorInvalidValue;  // the ring does not fit at this n
+  } else {
+    constexpr auto kKernel = skinny_wgmma_kernel<T, MTiles, Groups, KBoxes, Stages, BRows>;
+    CUtensorMap map_a, map_b;
+    if (!encode_rows<T>(map_a, args.a, args.k, args.m, args.batch, args.lda, args.stride_a,
+                        16 * MTiles) ||
+        !encode_rows<T>(map_b, args.b, args.k, args.n, args.batch, args.ldb, args.stride_b,
+                        BRows)) {
+      unaddressable = true;
+      return cudaSuccess;
+    }
+    int device = 0, resident = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e == cudaSuccess) e = resident_blocks<kKernel, kThreads, kBytes>(device, resident);
+    if (e != cudaSuccess) return e;
+    const std::int64_t tiles =
+        static_cast<std::int64_t>((args.m + 16 * MTiles - 1) / (16 * MTiles)) * args.batch;
+    if (tiles > INT_MAX) return cudaErrorInvalidValue;  // the kernel counts tiles in int
+    const int blocks = tiles < resident ? static_cast<int>(tiles) : resident;
+    kKernel<<<blocks, kThreads, kBytes, stream>>>(args, map_a, map_b);
+    return cudaGetLastError();
+  }
+}
+
+// B's box: n rounded up to 16, 32 or 64 rows.
 template <typename T, int MTiles, int Groups, int KBoxes, int Stages>
 cudaError_t launch_config(const SkinnyArgs& args, cudaStream_t stream, bool& unaddressable) {
-  constexpr int kThreads = Groups * 128 + 32;
-  constexpr int kBytes = wg_kernel_shared_bytes<MTiles, Groups, KBoxes, Stages>();
-  static_assert(kBytes == skinny_wgmma_shared_bytes({MTiles, Groups, KBoxes, Stages}));
-  static_assert(kBytes <= 232448, "more than Hopper's 227 KiB of shared memory per block");
-  constexpr auto kKernel = skinny_wgmma_kernel<T, MTiles, Groups, KBoxes, Stages>;
-  CUtensorMap map_a, map_b;
-  // B's box is 64 rows whatever n: the TMA unit fills the rows past n with zeros.
-  if (!encode_rows<T>(map_a, args.a, args.k, args.m, args.batch, args.lda, args.stride_a,
-                      16 * MTiles) ||
-      !encode_rows<T>(map_b, args.b, args.k, args.n, args.batch, args.ldb, args.stride_b, 64)) {
-    unaddressable = true;
-    return cudaSuccess;
+  if (args.n <= 16) {
+    return launch_shape<T, MTiles, Groups, KBoxes, Stages, 16>(args, stream, unaddressable);
   }
-  int device = 0, resident = 0;
-  cudaError_t e = cudaGetDevice(&device);
-  if (e == cudaSuccess) e = resident_blocks<kKernel, kThreads, kBytes>(device, resident);
-  if (e != cudaSuccess) return e;
-  const std::int64_t tiles =
-      static_cast<std::int64_t>((args.m + 16 * MTiles - 1) / (16 * MTiles)) * args.batch;
-  if (tiles > INT_MAX) return cudaErrorInvalidValue;  // the kernel counts tiles in int
-  const int blocks = tiles < resident ? static_cast<int>(tiles) : resident;
-  kKernel<<<blocks, kThreads, kBytes, stream>>>(args, map_a, map_b);
-  return cudaGetLastError();
+  if (args.n <= 32) {
+    return launch_shape<T, MTiles, Groups, KBoxes, Stages, 32>(args, stream, unaddressable);
+  }
+  return launch_shape<T, MTiles, Groups, KBoxes, Stages, 64>(args, stream, unaddressable);
 }
 
 template <typename T>
@@ -51,12 +67,12 @@ cudaError_t launch_typed(SkinnyWgmmaConfig c, const SkinnyArgs& args, cudaStream
   static_assert(std::size(kSkinnyWgmmaConfigs) == 7, "a configuration is not dispatched");
   constexpr const SkinnyWgmmaConfig* k = kSkinnyWgmmaConfigs;
   if (is(k[0])) return launch_config<T, 2, 2, 2, 8>(args, stream, unaddressable);
-  if (is(k[1])) return launch_config<T, 2, 1, 2, 6>(args, stream, unaddressable);
-  if (is(k[2])) return launch_config<T, 4, 1, 2, 6>(args, stream, unaddressable);
-  if (is(k[3])) return launch_config<T, 4, 2, 2, 6>(args, stream, unaddressable);
-  if (is(k[4])) return launch_config<T, 4, 2, 1, 12>(args, stream, unaddressable);
-  if (is(k[5])) return launch_config<T, 8, 1, 1, 8>(args, stream, unaddressable);
-  if (is(k[6])) return launch_config<T, 8, 1, 2, 4>(args, stream, unaddressable);
+  if (is(k[1])) return launch_config<T, 2, 2, 2, 12>(args, stream, unaddressable);
+  if (is(k[2])) return launch_config<T, 2, 2, 4, 6>(args, stream, unaddressable);
+  if (is(k[3])) return launch_config<T, 4, 1, 2, 6>(args, stream, unaddressable);
+  if (is(k[4])) return launch_config<T, 4, 2, 2, 6>(args, stream, unaddressable);
+  if (is(k[5])) return launch_config<T, 4, 2, 2, 8>(args, stream, unaddressable);
+  if (is(k[6])) return launch_config<T, 8, 1, 1, 8>(args, stream, unaddressable);
   return cudaErrorInvalidValue;
 }
 
@@ -64,7 +80,8 @@ cudaError_t launch_typed(SkinnyWgmmaConfig c, const SkinnyArgs& args, cudaStream
 
 cudaError_t launch_skinny_wgmma_tn(SkinnyType type, SkinnyWgmmaConfig config,
                                    const SkinnyArgs& args, cudaStream_t stream) {
-  if (args.m <= 0 || args.n <= 0 || args.n > kSkinnyWgmmaMaxN || args.k <= 0 || args.batch <= 0) {
+  if (args.m <= 0 || args.n <= 0 || args.n > kSkinnyWgmmaMaxN || args.k <= 0 || args.batch <= 0 ||
+      skinny_wgmma_shared_bytes(config, skinny_wgmma_b_rows(args.n)) > kSkinnyBulkMaxSharedBytes) {
     return cudaErrorInvalidValue;
   }
   bool unaddressable = false;

@@ -3,9 +3,14 @@
 // files only; needs sm_90a.
 //
 // wgmma's tile is 64 rows of its first operand, and our n is at most 64: so the kernel computes
-// Cᵀ = Bᵀ·A, with B's box (n columns of B, zero past n, padded to 64 rows) as the first operand
-// and A's box (16·MTiles rows of Aᵀ) as the second, N = 16·MTiles. Both boxes are k-contiguous
-// rows of 128 bytes with the 128-byte swizzle, which is the operand layout wgmma reads.
+// Cᵀ = Bᵀ·A, with B's box (BRows ≥ n columns of B, zero past n) as the first operand and A's box
+// (16·MTiles rows of Aᵀ) as the second, N = 16·MTiles. Both boxes are k-contiguous rows of 128
+// bytes with the 128-byte swizzle, which is the operand layout wgmma reads. Where BRows < 64,
+// wgmma's rows past BRows are whatever follows the box in shared memory: they only make rows of
+// Cᵀ past n, which are never stored (a row of the product depends on that row of the operand
+// alone), and the layout keeps them inside the block's shared memory. That is faster than a
+// 64-row box: the TMA unit's zero fill past n took longer than copying the same rows (n = 32 ran
+// slower than n = 64 with 64-row boxes on an H200).
 #pragma once
 
 #include <cuda.h>
@@ -19,14 +24,18 @@
 
 namespace gemmtune::cuda::skinny {
 
-// One stage: KBoxes boxes of 64 rows of B's columns (zero past n), then KBoxes boxes of
+// One stage: KBoxes boxes of BRows rows of B's columns (zero past n), then KBoxes boxes of
 // 16·MTiles rows of Aᵀ; every box 64 k of 128 bytes per row.
-template <int MTiles, int KBoxes>
+template <int MTiles, int KBoxes, int BRows>
 struct WgStage {
   static constexpr int kRowsA = 16 * MTiles;
-  static constexpr int kBoxBytesB = 64 * kBoxBytesPerRow;
+  static constexpr int kBoxBytesB = BRows * kBoxBytesPerRow;
   static constexpr int kBoxBytesA = kRowsA * kBoxBytesPerRow;
   static constexpr int kBytes = KBoxes * (kBoxBytesA + kBoxBytesB);  // a multiple of 1024
+  // What wgmma reads past the last stage's last B box, besides its A boxes.
+  static constexpr int kOverreadBytes = (64 - BRows) * kBoxBytesPerRow > KBoxes* kBoxBytesA
+                                            ? (64 - BRows) * kBoxBytesPerRow - KBoxes* kBoxBytesA
+                                            : 0;
 };
 
 // Per-thread slots of the warpgroups' tree of partial sums (none with one warpgroup).
@@ -35,9 +44,12 @@ __host__ __device__ constexpr int wg_sums_bytes() {
   return Groups / 2 * (8 * MTiles) * 128 * 4;
 }
 
-template <int MTiles, int Groups, int KBoxes, int Stages>
+// Dynamic shared memory: 1024 bytes to align the stages, the stages, room for wgmma's reads past
+// the last one, the sums.
+template <int MTiles, int Groups, int KBoxes, int Stages, int BRows>
 constexpr int wg_kernel_shared_bytes() {
-  return 1024 + Stages * WgStage<MTiles, KBoxes>::kBytes + wg_sums_bytes<MTiles, Groups>();
+  using Stage = WgStage<MTiles, KBoxes, BRows>;
+  return 1024 + Stages * Stage::kBytes + Stage::kOverreadBytes + wg_sums_bytes<MTiles, Groups>();
 }
 
 // A persistent kernel, scheduled as skinny_bulk_kernel: Groups consumer warpgroups, then one
@@ -45,14 +57,15 @@ constexpr int wg_kernel_shared_bytes() {
 // block (KBoxes boxes of 64 k) lands in stage g % Stages and is multiplied by warpgroup
 // g % Groups; at the tile's end the warpgroups add their sums in a fixed tree and warpgroup 0
 // writes the tile.
-template <typename T, int MTiles, int Groups, int KBoxes, int Stages>
+template <typename T, int MTiles, int Groups, int KBoxes, int Stages, int BRows>
 __global__ void __launch_bounds__(Groups * 128 + 32)
     skinny_wgmma_kernel(SkinnyArgs args, const __grid_constant__ CUtensorMap map_a,
                         const __grid_constant__ CUtensorMap map_b) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ != 900 || !defined(__CUDA_ARCH_FEAT_SM90_ALL))
   __trap();  // wgmma needs sm_90a; the host side never launches it elsewhere
 #else
-  using Stage = WgStage<MTiles, KBoxes>;
+  using Stage = WgStage<MTiles, KBoxes, BRows>;
+  static_assert(BRows % 8 == 0 && BRows <= 64, "B's box is whole 8-row swizzle atoms, ≤ 64");
   constexpr int N = 16 * MTiles;  // wgmma's N: rows of Aᵀ
   constexpr int KChunk = KBoxes * kBoxK;
   constexpr int kConsumers = Groups * 128;
@@ -64,8 +77,9 @@ __global__ void __launch_bounds__(Groups * 128 + 32)
   const int warp = static_cast<int>(threadIdx.x) >> 5;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const std::uint32_t base = (bulk::shared_address(dynamic_shared) + 1023u) & ~1023u;
-  float* const sums = reinterpret_cast<float*>(
-      dynamic_shared + (base - bulk::shared_address(dynamic_shared)) + Stages * Stage::kBytes);
+  float* const sums =
+      reinterpret_cast<float*>(dynamic_shared + (base - bulk::shared_address(dynamic_shared)) +
+                               Stages * Stage::kBytes + Stage::kOverreadBytes);
   const int chunks = (args.k + KChunk - 1) / KChunk;
   const int row_tiles = (args.m + Stage::kRowsA - 1) / Stage::kRowsA;
   const int tiles = row_tiles * args.batch;

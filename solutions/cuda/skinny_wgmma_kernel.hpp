@@ -21,7 +21,6 @@
 
 namespace gemmtune::cuda {
 
-inline constexpr int kSkinnyWgmmaMinN = 17;
 inline constexpr int kSkinnyWgmmaMaxN = 64;
 
 struct SkinnyWgmmaConfig {
@@ -32,17 +31,25 @@ struct SkinnyWgmmaConfig {
 };
 
 // The configurations the kernel is compiled for: each was the fastest of those tried on an
-// H200 at n = 32 or 64 on some shape (bench/results/2026-11-21-h200-skinny-wgmma.md).
+// H200 at n = 8, 32 or 64 on some shape (bench/results/2026-11-21-h200-skinny-wgmma.md). The
+// second, third and sixth fit in shared memory at n ≤ 32 only (B's box of 32 rows).
 inline constexpr SkinnyWgmmaConfig kSkinnyWgmmaConfigs[] = {
-    {2, 2, 2, 8},  {2, 1, 2, 6}, {4, 1, 2, 6}, {4, 2, 2, 6},
-    {4, 2, 1, 12}, {8, 1, 1, 8}, {8, 1, 2, 4}};
+    {2, 2, 2, 8}, {2, 2, 2, 12}, {2, 2, 4, 6}, {4, 1, 2, 6},
+    {4, 2, 2, 6}, {4, 2, 2, 8},  {8, 1, 1, 8}};
 
-// Dynamic shared memory the configuration takes (whatever n): 1024 bytes of alignment, the
-// stages (k_boxes × (64 rows of B + 16·m_tiles rows of A) × 128 bytes each), the warpgroups'
-// partial sums.
-constexpr int skinny_wgmma_shared_bytes(SkinnyWgmmaConfig config) {
-  const int stage = config.k_boxes * (64 + 16 * config.m_tiles) * 128;
-  return 1024 + config.stages * stage + config.groups / 2 * 8 * config.m_tiles * 128 * 4;
+// Rows of B's box at n columns: n rounded up to 16, 32 or 64.
+constexpr int skinny_wgmma_b_rows(int n) {
+  return n <= 16 ? 16 : n <= 32 ? 32 : 64;
+}
+
+// Dynamic shared memory the configuration takes with B boxes of b_rows rows: 1024 bytes of
+// alignment, the stages (k_boxes × (b_rows rows of B + 16·m_tiles rows of A) × 128 bytes each),
+// what wgmma reads past the last stage's B box (it reads 64 rows), the warpgroups' partial sums.
+constexpr int skinny_wgmma_shared_bytes(SkinnyWgmmaConfig config, int b_rows) {
+  const int a_bytes = config.k_boxes * 16 * config.m_tiles * 128;
+  const int stage = config.k_boxes * b_rows * 128 + a_bytes;
+  const int overread = (64 - b_rows) * 128 > a_bytes ? (64 - b_rows) * 128 - a_bytes : 0;
+  return 1024 + config.stages * stage + overread + config.groups / 2 * 8 * config.m_tiles * 128 * 4;
 }
 
 // Enqueues the GEMM (type BFloat16 or Float16) on a device of compute capability 9.0. Where a

@@ -38,8 +38,13 @@ class SkinnyKernel : public testing::Test {
           ++expected;
         }
       }
-      // The warpgroup kernel (compute capability 9.0, as these machines have), from n = 17.
-      if (p.n >= cuda::kSkinnyWgmmaMinN) expected += std::size(cuda::kSkinnyWgmmaConfigs);
+      // The warpgroup kernel (compute capability 9.0, as these machines have): the rings that fit.
+      for (const cuda::SkinnyWgmmaConfig& c : cuda::kSkinnyWgmmaConfigs) {
+        if (cuda::skinny_wgmma_shared_bytes(c, cuda::skinny_wgmma_b_rows(static_cast<int>(p.n))) <=
+            cuda::kSkinnyBulkMaxSharedBytes) {
+          ++expected;
+        }
+      }
     }
     ASSERT_EQ(solutions.size(), expected);
     for (auto& s : solutions) {
@@ -91,23 +96,6 @@ TEST_F(SkinnyKernel, LongK) {
     check_every_config(
         Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 160, n, 28672),
         1.0, 0.0);
-  }
-}
-
-TEST_F(SkinnyKernel, WarpgroupKernelRunsWidthsItIsNotOfferedFor) {
-  // Below n = 17 the provider does not offer it, but a stored name still rebuilds and must
-  // compute the right thing.
-  for (DType d : {DType::BFloat16, DType::Float16}) {
-    for (std::int64_t n : {1, 8, 16}) {
-      const Problem p = Problem::make(OpKind::Gemm, d, Transpose::T, Transpose::N, 200, n, 1000);
-      DeviceOperands ops(*backend_, p, 1.0, 0.0);
-      for (const cuda::SkinnyWgmmaConfig& c : cuda::kSkinnyWgmmaConfigs) {
-        auto s = provider_.from_name(p, cuda::skinny_solution_name(c));
-        ASSERT_NE(s, nullptr);
-        ASSERT_TRUE(s->supports(p)) << s->name() << ": " << s->supports(p).reason;
-        EXPECT_EQ(gpu_test::run_and_check(*s, ops), "") << s->name() << " n=" << n;
-      }
-    }
   }
 }
 

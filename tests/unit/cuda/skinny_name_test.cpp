@@ -89,14 +89,18 @@ TEST(SkinnyName, SupportsOnlyWhatTheKernelsRun) {
   EXPECT_FALSE(why(p(OpKind::Gemm, DType::Float16, T::T, T::N, 64), wide_ring));
   EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 65), wide_ring));
   EXPECT_TRUE(why(p(OpKind::Gemm, DType::Float32, T::T, T::N, 8), wide_ring));
-  // The warpgroup kernel: its shared memory does not depend on n.
+  // The warpgroup kernel: B's box grows with n (16, 32 or 64 rows), so some rings fit at n ≤ 32
+  // only.
   const SkinnyKernelConfig warpgroup = SkinnyWgmmaConfig{8, 1, 1, 8};
+  const SkinnyKernelConfig long_warpgroup_ring = SkinnyWgmmaConfig{2, 2, 2, 12};
   EXPECT_FALSE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 1), warpgroup));
   EXPECT_FALSE(why(p(OpKind::GemmStridedBatched, DType::Float16, T::T, T::N, 64), warpgroup));
   EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 65), warpgroup));
-  for (const SkinnyWgmmaConfig& c : kSkinnyWgmmaConfigs) {
-    EXPECT_LE(skinny_wgmma_shared_bytes(c), kSkinnyBulkMaxSharedBytes);
-  }
+  EXPECT_FALSE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 32), long_warpgroup_ring));
+  EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 33), long_warpgroup_ring));
+  EXPECT_EQ(skinny_wgmma_b_rows(1), 16);
+  EXPECT_EQ(skinny_wgmma_b_rows(17), 32);
+  EXPECT_EQ(skinny_wgmma_b_rows(33), 64);
   for (const auto& c : {core, tc, small_ring, warpgroup}) {
     EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::N, T::N, 8), c));
     EXPECT_TRUE(why(p(OpKind::Gemm, DType::TF32, T::T, T::N, 8), c));
