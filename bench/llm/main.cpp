@@ -100,8 +100,8 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
 
 // Tunes and re-measures `problem` until `seconds` have passed, keeping nothing: on an H200 host
 // that had just started, Default's per-iteration event times on the first ~15 problems (those of
-// under 20 µs) came out 30–50% longer than later in the same run or in a run right after, which
-// inflated their speedups (bench/results/2026-11-21-h200-run10.md, -run12.md). cuBLAS's calls
+// under 20 µs) came out up to 50% longer than in the runs before and after, which inflated their
+// speedups (bench/results/2026-11-21-h200-run10.md, -run12.md). cuBLAS's calls
 // take more host time than a kernel launch, so a host that has not reached its clocks shows up in
 // Default's times first.
 void warm_up(Tuner& tuner, Backend& backend, const Registry& registry, const Problem& problem,

@@ -1,4 +1,4 @@
-// gemmtune's warpgroup tensor-core kernel for skinny "tn" GEMMs (LLM decoding with 17 to 64
+// gemmtune's warpgroup tensor-core kernel for skinny "tn" GEMMs (LLM decoding with up to 64
 // tokens), bf16 and fp16 with fp32 accumulation, Hopper (compute capability 9.0) only:
 //
 //   C[m×n] = alpha · Aᵀ·B + beta · C      A stored k×m (lda ≥ k), B stored k×n, n ≤ 64
@@ -6,13 +6,13 @@
 // The bulk-copy kernel's pipeline (skinny_bulk_kernel.hpp: one producer thread has the TMA unit
 // copy boxes of A and B into a ring of shared-memory stages), with the multiplies done by
 // wgmma.mma_async straight from the stages instead of ldmatrix + mma.sync. wgmma's tile is 64 rows
-// of its first operand, so the kernel computes Cᵀ = Bᵀ·A: B's box, padded with zeros to 64 rows,
-// is that operand and a tile of 16·m_tiles rows of Aᵀ (up to 128) the second. Taller tiles
-// reread B less often per row of A, and cost no registers to speak of (m_tiles·8 accumulators
-// per thread). Measured on an H200 (bench/results/2026-11-21-h200-skinny-wgmma.md): at n = 32
-// and 64 up to 9% faster than Default (4096 × 14336, n = 64) and within a few percent of it
-// elsewhere; at n = 8 2–3× slower (the padded B box), so it is offered from n = 17 up. The code
-// is sm_90a (arch-specific), which runs on compute capability 9.0 only.
+// of its first operand, so the kernel computes Cᵀ = Bᵀ·A: B's box (n rounded up to 16, 32 or 64
+// rows) is that operand and a tile of 16·m_tiles rows of Aᵀ (up to 128) the second. Taller tiles
+// reread B less often per row of A and cost few registers (m_tiles·8 accumulators per thread).
+// Measured on an H200 (bench/results/2026-11-21-h200-skinny-wgmma.md): at n = 32 up to 1.15×
+// faster than Default (4096 × 4096), at n = 64 up to 1.09× (4096 × 14336), at n = 8 within a few
+// percent of the bulk-copy kernel; shapes whose tall tiles divide unevenly among the SMs stay
+// behind Default. The code is sm_90a (arch-specific), which runs on compute capability 9.0 only.
 //
 // Kept free of gemmtune's other headers so that the .cu file compiles with nvcc alone.
 #pragma once
