@@ -7,7 +7,7 @@
 // copy boxes of A and B into a ring of shared-memory stages), with the multiplies done by
 // wgmma.mma_async straight from the stages instead of ldmatrix + mma.sync. wgmma's tile is 64 rows
 // of its first operand, so the kernel computes Cᵀ = Bᵀ·A: B's box (n rounded up to 16, 32 or 64
-// rows) is that operand and a tile of 16·m_tiles rows of Aᵀ (up to 128) the second. Taller tiles
+// rows) is that operand and a tile of 16·m_tiles rows of Aᵀ (up to 224) the second. Taller tiles
 // reread B less often per row of A and cost few registers (m_tiles·8 accumulators per thread).
 // Measured on an H200 (bench/results/2026-11-21-h200-skinny-wgmma.md): at n = 32 up to 1.15×
 // faster than Default (4096 × 4096), at n = 64 up to 1.09× (4096 × 14336), at n = 8 within a few
@@ -32,10 +32,12 @@ struct SkinnyWgmmaConfig {
 
 // The configurations the kernel is compiled for: each was the fastest of those tried on an
 // H200 at n = 8, 32 or 64 on some shape (bench/results/2026-11-21-h200-skinny-wgmma.md). The
-// second, third and sixth fit in shared memory at n ≤ 32 only (B's box of 32 rows).
+// second, third and sixth fit in shared memory at n ≤ 32 only (B's box of 32 rows). The last
+// three have tiles of 80, 112 and 224 rows: m / 128 for the Llama shapes with m = 10240, 14336
+// and 28672, so that all but 4 of an H100's or H200's 132 SMs stream exactly one tile each.
 inline constexpr SkinnyWgmmaConfig kSkinnyWgmmaConfigs[] = {
-    {2, 2, 2, 8}, {2, 2, 2, 12}, {2, 2, 4, 6}, {4, 1, 2, 6},
-    {4, 2, 2, 6}, {4, 2, 2, 8},  {8, 1, 1, 8}};
+    {2, 2, 2, 8}, {2, 2, 2, 12}, {2, 2, 4, 6},  {4, 1, 2, 6}, {4, 2, 2, 6},
+    {4, 2, 2, 8}, {8, 1, 1, 8},  {5, 2, 1, 10}, {7, 2, 1, 8}, {14, 1, 1, 6}};
 
 // Rows of B's box at n columns: n rounded up to 16, 32 or 64.
 constexpr int skinny_wgmma_b_rows(int n) {
