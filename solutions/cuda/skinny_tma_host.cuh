@@ -10,10 +10,12 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <climits>
 #include <cstdint>
 #include <type_traits>
 
 #include "solutions/cuda/skinny_bulk_kernel.cuh"
+#include "solutions/cuda/skinny_tc_kernel.hpp"
 
 namespace gemmtune::cuda::skinny {
 
@@ -78,6 +80,50 @@ cudaError_t resident_blocks(int device, int& blocks) {
   blocks = per_sm * sms;
   cached[device].store(blocks, std::memory_order_relaxed);
   return cudaSuccess;
+}
+
+// Launches a persistent kernel over tiles of a_rows rows of Aᵀ, reading A and B in boxes of
+// a_rows and b_rows rows: as many blocks as are resident, or as there are tiles.
+template <typename T, auto Kernel, int Threads, int Bytes>
+cudaError_t launch_persistent(const SkinnyArgs& args, cudaStream_t stream, int a_rows, int b_rows,
+                              bool& unaddressable) {
+  CUtensorMap map_a, map_b;
+  if (!encode_rows<T>(map_a, args.a, args.k, args.m, args.batch, args.lda, args.stride_a, a_rows) ||
+      !encode_rows<T>(map_b, args.b, args.k, args.n, args.batch, args.ldb, args.stride_b, b_rows)) {
+    unaddressable = true;
+    return cudaSuccess;
+  }
+  int device = 0, resident = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = resident_blocks<Kernel, Threads, Bytes>(device, resident);
+  if (e != cudaSuccess) return e;
+  const std::int64_t tiles = static_cast<std::int64_t>((args.m + a_rows - 1) / a_rows) * args.batch;
+  if (tiles > INT_MAX) return cudaErrorInvalidValue;  // the kernels count tiles in int
+  const int blocks = tiles < resident ? static_cast<int>(tiles) : resident;
+  Kernel<<<blocks, Threads, Bytes, stream>>>(args, map_a, map_b);
+  return cudaGetLastError();
+}
+
+// An entry point's dispatch on the element type: `typed(element, unaddressable)` launches with
+// element's type (__nv_bfloat16 or __half). A layout the TMA unit cannot address (a pointer or
+// stride off 16 bytes) runs on the register-load tensor-core kernel instead.
+template <typename Typed>
+cudaError_t launch_by_type(SkinnyType type, const SkinnyArgs& args, cudaStream_t stream,
+                           Typed&& typed) {
+  bool unaddressable = false;
+  cudaError_t status = cudaErrorInvalidValue;
+  switch (type) {
+    case SkinnyType::BFloat16:
+      status = typed(__nv_bfloat16{}, unaddressable);
+      break;
+    case SkinnyType::Float16:
+      status = typed(__half{}, unaddressable);
+      break;
+    case SkinnyType::Float32:
+      return cudaErrorInvalidValue;
+  }
+  if (unaddressable) return launch_skinny_tc_tn(type, SkinnyTcConfig{1, 8}, args, stream);
+  return status;
 }
 
 }  // namespace gemmtune::cuda::skinny

@@ -1,12 +1,9 @@
 // Compiled for sm_90a only (its own target in CMakeLists.txt): wgmma has no portable form.
 #include "solutions/cuda/skinny_wgmma_kernel.hpp"
 
-#include <climits>
-#include <cstdint>
 #include <iterator>
 
 #include "solutions/cuda/skinny_bulk_kernel.hpp"
-#include "solutions/cuda/skinny_tc_kernel.hpp"
 #include "solutions/cuda/skinny_tma_host.cuh"
 #include "solutions/cuda/skinny_wgmma_kernel.cuh"
 
@@ -23,25 +20,8 @@ cudaError_t launch_shape(const SkinnyArgs& args, cudaStream_t stream, bool& unad
   if constexpr (kBytes > kSkinnyBulkMaxSharedBytes) {
     return cudaErrorInvalidValue;  // the ring does not fit at this n
   } else {
-    constexpr auto kKernel = skinny_wgmma_kernel<T, MTiles, Groups, KBoxes, Stages, BRows>;
-    CUtensorMap map_a, map_b;
-    if (!encode_rows<T>(map_a, args.a, args.k, args.m, args.batch, args.lda, args.stride_a,
-                        16 * MTiles) ||
-        !encode_rows<T>(map_b, args.b, args.k, args.n, args.batch, args.ldb, args.stride_b,
-                        BRows)) {
-      unaddressable = true;
-      return cudaSuccess;
-    }
-    int device = 0, resident = 0;
-    cudaError_t e = cudaGetDevice(&device);
-    if (e == cudaSuccess) e = resident_blocks<kKernel, kThreads, kBytes>(device, resident);
-    if (e != cudaSuccess) return e;
-    const std::int64_t tiles =
-        static_cast<std::int64_t>((args.m + 16 * MTiles - 1) / (16 * MTiles)) * args.batch;
-    if (tiles > INT_MAX) return cudaErrorInvalidValue;  // the kernel counts tiles in int
-    const int blocks = tiles < resident ? static_cast<int>(tiles) : resident;
-    kKernel<<<blocks, kThreads, kBytes, stream>>>(args, map_a, map_b);
-    return cudaGetLastError();
+    return launch_persistent<T, skinny_wgmma_kernel<T, MTiles, Groups, KBoxes, Stages, BRows>,
+                             kThreads, kBytes>(args, stream, 16 * MTiles, BRows, unaddressable);
   }
 }
 
@@ -87,22 +67,9 @@ cudaError_t launch_skinny_wgmma_tn(SkinnyType type, SkinnyWgmmaConfig config,
       skinny_wgmma_shared_bytes(config, skinny_wgmma_b_rows(args.n)) > kSkinnyBulkMaxSharedBytes) {
     return cudaErrorInvalidValue;
   }
-  bool unaddressable = false;
-  cudaError_t status = cudaErrorInvalidValue;
-  switch (type) {
-    case SkinnyType::BFloat16:
-      status = launch_typed<__nv_bfloat16>(config, args, stream, unaddressable);
-      break;
-    case SkinnyType::Float16:
-      status = launch_typed<__half>(config, args, stream, unaddressable);
-      break;
-    case SkinnyType::Float32:
-      return cudaErrorInvalidValue;
-  }
-  // A layout the TMA unit cannot address (a pointer or stride off 16 bytes): the register-load
-  // kernel runs it.
-  if (unaddressable) return launch_skinny_tc_tn(type, SkinnyTcConfig{1, 8}, args, stream);
-  return status;
+  return launch_by_type(type, args, stream, [&](auto element, bool& unaddressable) {
+    return launch_typed<decltype(element)>(config, args, stream, unaddressable);
+  });
 }
 
 }  // namespace gemmtune::cuda
