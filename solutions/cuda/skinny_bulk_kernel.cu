@@ -38,19 +38,15 @@ cudaError_t launch_config(const SkinnyArgs& args, cudaStream_t stream, bool& una
 template <typename T>
 cudaError_t launch_typed(SkinnyBulkConfig c, const SkinnyArgs& args, cudaStream_t stream,
                          bool& unaddressable) {
-  const auto is = [&](SkinnyBulkConfig k) {
-    return c.m_tiles == k.m_tiles && c.warps == k.warps && c.k_boxes == k.k_boxes &&
-           c.stages == k.stages;
-  };
   static_assert(std::size(kSkinnyBulkConfigs) == 8, "a configuration is not dispatched");
-  if (is(kSkinnyBulkConfigs[0])) return launch_config<T, 1, 4, 4, 8>(args, stream, unaddressable);
-  if (is(kSkinnyBulkConfigs[1])) return launch_config<T, 1, 4, 2, 12>(args, stream, unaddressable);
-  if (is(kSkinnyBulkConfigs[2])) return launch_config<T, 1, 2, 4, 6>(args, stream, unaddressable);
-  if (is(kSkinnyBulkConfigs[3])) return launch_config<T, 1, 4, 4, 4>(args, stream, unaddressable);
-  if (is(kSkinnyBulkConfigs[4])) return launch_config<T, 2, 4, 2, 12>(args, stream, unaddressable);
-  if (is(kSkinnyBulkConfigs[5])) return launch_config<T, 4, 4, 2, 8>(args, stream, unaddressable);
-  if (is(kSkinnyBulkConfigs[6])) return launch_config<T, 2, 4, 1, 16>(args, stream, unaddressable);
-  if (is(kSkinnyBulkConfigs[7])) return launch_config<T, 4, 4, 1, 12>(args, stream, unaddressable);
+  if (c == kSkinnyBulkConfigs[0]) return launch_config<T, 1, 4, 4, 8>(args, stream, unaddressable);
+  if (c == kSkinnyBulkConfigs[1]) return launch_config<T, 1, 4, 2, 12>(args, stream, unaddressable);
+  if (c == kSkinnyBulkConfigs[2]) return launch_config<T, 1, 2, 4, 6>(args, stream, unaddressable);
+  if (c == kSkinnyBulkConfigs[3]) return launch_config<T, 1, 4, 4, 4>(args, stream, unaddressable);
+  if (c == kSkinnyBulkConfigs[4]) return launch_config<T, 2, 4, 2, 12>(args, stream, unaddressable);
+  if (c == kSkinnyBulkConfigs[5]) return launch_config<T, 4, 4, 2, 8>(args, stream, unaddressable);
+  if (c == kSkinnyBulkConfigs[6]) return launch_config<T, 2, 4, 1, 16>(args, stream, unaddressable);
+  if (c == kSkinnyBulkConfigs[7]) return launch_config<T, 4, 4, 1, 12>(args, stream, unaddressable);
   return cudaErrorInvalidValue;
 }
 

@@ -33,6 +33,11 @@ struct SkinnyBulkConfig {
   int stages = 8;   // stages in the shared-memory ring (a multiple of warps)
 };
 
+constexpr bool operator==(SkinnyBulkConfig x, SkinnyBulkConfig y) {
+  return x.m_tiles == y.m_tiles && x.warps == y.warps && x.k_boxes == y.k_boxes &&
+         x.stages == y.stages;
+}
+
 // The configurations the kernel is compiled for. On an H200 (bench/results/
 // 2026-11-21-h200-skinny-bulk.md), of the configurations tried, the first four were the best at
 // n = 8 on some shape (fewer consumer warps or a shorter ring leave room for more blocks per SM),

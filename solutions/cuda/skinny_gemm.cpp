@@ -74,16 +74,6 @@ std::optional<SkinnyType> skinny_type(DType dtype) {
   }
 }
 
-bool operator==(const SkinnyBulkConfig& x, const SkinnyBulkConfig& y) {
-  return x.m_tiles == y.m_tiles && x.warps == y.warps && x.k_boxes == y.k_boxes &&
-         x.stages == y.stages;
-}
-
-bool operator==(const SkinnyWgmmaConfig& x, const SkinnyWgmmaConfig& y) {
-  return x.m_tiles == y.m_tiles && x.groups == y.groups && x.k_boxes == y.k_boxes &&
-         x.stages == y.stages;
-}
-
 template <typename Config, std::size_t N>
 bool listed(const Config& config, const Config (&configs)[N]) {
   for (const Config& k : configs) {
@@ -93,18 +83,8 @@ bool listed(const Config& config, const Config (&configs)[N]) {
 }
 
 bool compiled(const SkinnyKernelConfig& config) {
-  if (const auto* c = std::get_if<SkinnyConfig>(&config)) {
-    for (const SkinnyConfig& k : kSkinnyConfigs) {
-      if (k.rows == c->rows && k.threads == c->threads) return true;
-    }
-    return false;
-  }
-  if (const auto* tc = std::get_if<SkinnyTcConfig>(&config)) {
-    for (const SkinnyTcConfig& k : kSkinnyTcConfigs) {
-      if (k.m_tiles == tc->m_tiles && k.warps == tc->warps) return true;
-    }
-    return false;
-  }
+  if (const auto* c = std::get_if<SkinnyConfig>(&config)) return listed(*c, kSkinnyConfigs);
+  if (const auto* tc = std::get_if<SkinnyTcConfig>(&config)) return listed(*tc, kSkinnyTcConfigs);
   if (const auto* bulk = std::get_if<SkinnyBulkConfig>(&config)) {
     return listed(*bulk, kSkinnyBulkConfigs);
   }

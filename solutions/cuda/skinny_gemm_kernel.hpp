@@ -40,6 +40,10 @@ struct SkinnyConfig {
   int threads = 256;
 };
 
+constexpr bool operator==(SkinnyConfig x, SkinnyConfig y) {
+  return x.rows == y.rows && x.threads == y.threads;
+}
+
 // The configurations the kernel is compiled for.
 inline constexpr SkinnyConfig kSkinnyConfigs[] = {{1, 128}, {1, 256}, {2, 128},
                                                   {2, 256}, {4, 128}, {4, 256}};

@@ -29,6 +29,10 @@ struct SkinnyTcConfig {
   int warps = 8;    // warps per block, splitting k
 };
 
+constexpr bool operator==(SkinnyTcConfig x, SkinnyTcConfig y) {
+  return x.m_tiles == y.m_tiles && x.warps == y.warps;
+}
+
 inline constexpr SkinnyTcConfig kSkinnyTcConfigs[] = {{1, 4}, {1, 8}, {1, 16}, {2, 8}};
 
 // Enqueues the GEMM (type BFloat16 or Float16). Where a pointer, k, a leading dimension or a

@@ -40,22 +40,18 @@ cudaError_t launch_config(const SkinnyArgs& args, cudaStream_t stream, bool& una
 template <typename T>
 cudaError_t launch_typed(SkinnyWgmmaConfig c, const SkinnyArgs& args, cudaStream_t stream,
                          bool& unaddressable) {
-  const auto is = [&](SkinnyWgmmaConfig k) {
-    return c.m_tiles == k.m_tiles && c.groups == k.groups && c.k_boxes == k.k_boxes &&
-           c.stages == k.stages;
-  };
   static_assert(std::size(kSkinnyWgmmaConfigs) == 10, "a configuration is not dispatched");
   constexpr const SkinnyWgmmaConfig* k = kSkinnyWgmmaConfigs;
-  if (is(k[0])) return launch_config<T, 2, 2, 2, 8>(args, stream, unaddressable);
-  if (is(k[1])) return launch_config<T, 2, 2, 2, 12>(args, stream, unaddressable);
-  if (is(k[2])) return launch_config<T, 2, 2, 4, 6>(args, stream, unaddressable);
-  if (is(k[3])) return launch_config<T, 4, 1, 2, 6>(args, stream, unaddressable);
-  if (is(k[4])) return launch_config<T, 4, 2, 2, 6>(args, stream, unaddressable);
-  if (is(k[5])) return launch_config<T, 4, 2, 2, 8>(args, stream, unaddressable);
-  if (is(k[6])) return launch_config<T, 8, 1, 1, 8>(args, stream, unaddressable);
-  if (is(k[7])) return launch_config<T, 5, 2, 1, 10>(args, stream, unaddressable);
-  if (is(k[8])) return launch_config<T, 7, 2, 1, 8>(args, stream, unaddressable);
-  if (is(k[9])) return launch_config<T, 14, 1, 1, 6>(args, stream, unaddressable);
+  if (c == k[0]) return launch_config<T, 2, 2, 2, 8>(args, stream, unaddressable);
+  if (c == k[1]) return launch_config<T, 2, 2, 2, 12>(args, stream, unaddressable);
+  if (c == k[2]) return launch_config<T, 2, 2, 4, 6>(args, stream, unaddressable);
+  if (c == k[3]) return launch_config<T, 4, 1, 2, 6>(args, stream, unaddressable);
+  if (c == k[4]) return launch_config<T, 4, 2, 2, 6>(args, stream, unaddressable);
+  if (c == k[5]) return launch_config<T, 4, 2, 2, 8>(args, stream, unaddressable);
+  if (c == k[6]) return launch_config<T, 8, 1, 1, 8>(args, stream, unaddressable);
+  if (c == k[7]) return launch_config<T, 5, 2, 1, 10>(args, stream, unaddressable);
+  if (c == k[8]) return launch_config<T, 7, 2, 1, 8>(args, stream, unaddressable);
+  if (c == k[9]) return launch_config<T, 14, 1, 1, 6>(args, stream, unaddressable);
   return cudaErrorInvalidValue;
 }
 

@@ -30,6 +30,11 @@ struct SkinnyWgmmaConfig {
   int stages = 8;   // stages in the shared-memory ring (a multiple of groups)
 };
 
+constexpr bool operator==(SkinnyWgmmaConfig x, SkinnyWgmmaConfig y) {
+  return x.m_tiles == y.m_tiles && x.groups == y.groups && x.k_boxes == y.k_boxes &&
+         x.stages == y.stages;
+}
+
 // The configurations the kernel is compiled for: each was the fastest of those tried on an
 // H200 at n = 8, 32 or 64 on some shape (bench/results/2026-11-21-h200-skinny-wgmma.md). The
 // second, third and sixth fit in shared memory at n ≤ 32 only (B's box of 32 rows). The last
