@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <vector>
 
 #include "bench/llm/baselines.hpp"
@@ -35,6 +36,7 @@ struct Options {
   // Before the first problem: see warm_up.
   double warmup_s = 10;
   RemeasureOptions remeasure;
+  std::vector<int> only;  // problem numbers as --list prints them; empty = all
 };
 
 double mib(std::size_t bytes) {
@@ -120,14 +122,26 @@ std::string dtype_name(const Problem& p) {
 
 int run(const Options& o, const std::string& command) {
   const auto started = std::chrono::steady_clock::now();
-  const std::vector<LlmShape> shapes = llm_shapes(o.quick);
+  std::vector<LlmShape> shapes = llm_shapes(o.quick);
   if (o.list) {
+    int number = 0;
     for (const auto& s : shapes) {
-      std::printf("%-28s %-8s %-5s %s,%s\n", s.label().c_str(),
+      std::printf("%3d %-28s %-8s %-5s %s,%s\n", ++number, s.label().c_str(),
                   std::string(to_string(s.gemm_class)).c_str(), dtype_name(s.problem).c_str(),
                   s.problem.op_signature().c_str(), s.problem.params_signature().c_str());
     }
     return 0;
+  }
+  if (!o.only.empty()) {
+    std::vector<LlmShape> selected;
+    for (int number : o.only) {
+      if (number < 1 || number > static_cast<int>(shapes.size())) {
+        throw std::invalid_argument(fmt::format(
+            "--only {}: the benchmark has problems 1 to {} (see --list)", number, shapes.size()));
+      }
+      selected.push_back(shapes[static_cast<std::size_t>(number - 1)]);
+    }
+    shapes = std::move(selected);
   }
   BackendSession session = open_backend(BackendKind::Cuda, o.device);
   Backend& backend = *session.backend;
@@ -193,7 +207,11 @@ int main(int argc, char** argv) {
   Options o;
   CLI::App app{"gemmtune LLM GEMM benchmark: tuned winner vs Default, heuristic #0 and top 8"};
   app.add_flag("--quick", o.quick, "A handful of shapes, for smoke tests");
-  app.add_flag("--list", o.list, "Print the problems and exit");
+  app.add_flag("--list", o.list, "Print the problems, numbered, and exit");
+  app.add_option("--only", o.only,
+                 "Run only these problems (numbers as --list prints them); the report then "
+                 "numbers the rows it ran from 1")
+      ->delimiter(',');
   app.add_option("--output", o.output, "Also write the markdown report to this file");
   app.add_option(
       "--details", o.details,
