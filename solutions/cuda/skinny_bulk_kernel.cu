@@ -12,7 +12,7 @@ using namespace skinny;
 
 template <typename T, int MTiles, int NTiles, int Warps, int KBoxes, int Stages>
 cudaError_t launch_shape(const SkinnyArgs& args, cudaStream_t stream, bool& unaddressable) {
-  constexpr int kThreads = (Warps + 1) * 32;
+  constexpr int kThreads = kBulkThreads<Warps>;
   constexpr int kBytes = bulk_kernel_shared_bytes<MTiles, NTiles, Warps, KBoxes, Stages>();
   static_assert(kBytes == skinny_bulk_shared_bytes({MTiles, Warps, KBoxes, Stages}, 8 * NTiles));
   if constexpr (kBytes > kSkinnyBulkMaxSharedBytes) {

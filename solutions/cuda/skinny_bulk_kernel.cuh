@@ -29,11 +29,15 @@ struct BulkStage {
   static constexpr int kBytes = KBoxes * (kBoxBytesA + kBoxBytesB);  // a multiple of 1024
 };
 
-// Per-lane slots of the consumers' tree of partial sums: Warps / 2 slots of every accumulator.
+// Per-lane slots of every consumer warp's partial sums, which the epilogue warp adds.
 template <int MTiles, int NTiles, int Warps>
 constexpr int bulk_sums_bytes() {
-  return (Warps > 1 ? Warps / 2 : 1) * MTiles * NTiles * 4 * 32 * 4;
+  return Warps * MTiles * NTiles * 4 * 32 * 4;
 }
+
+// Threads of a block: the consumer warps, the producer warp, the epilogue warp.
+template <int Warps>
+inline constexpr int kBulkThreads = (Warps + 2) * 32;
 
 // Dynamic shared memory: 1024 bytes to align the stages, the stages, the sums.
 template <int MTiles, int NTiles, int Warps, int KBoxes, int Stages>
@@ -47,22 +51,20 @@ __device__ __forceinline__ std::uint32_t swizzled(int row, int chunk) {
   return static_cast<std::uint32_t>(row * kBoxBytesPerRow + ((chunk ^ (row & 7)) << 4));
 }
 
-// Named barrier 1 over the consumer warps only (the producer warp does not take part).
-template <int Warps>
-__device__ __forceinline__ void consumers_sync() {
-  asm volatile("bar.sync 1, %0;\n" ::"n"(Warps * 32) : "memory");
-}
-
-// A persistent kernel. Block: Warps consumer warps, then one producer warp. The output is cut
-// into tiles of 16·MTiles rows of Aᵀ × all n ≤ 8·NTiles columns (× batch); each block takes
+// A persistent kernel. Block: Warps consumer warps, a producer warp, an epilogue warp. The output
+// is cut into tiles of 16·MTiles rows of Aᵀ × all n ≤ 8·NTiles columns (× batch); each block takes
 // tiles blockIdx.x, + gridDim.x, … and the producer streams their k chunks (KBoxes boxes of 64)
-// back to back through a ring of Stages, so that the next tile's first chunks are in flight
-// while the consumers finish the current one. Chunk g of the block (counted across its tiles)
-// lands in stage g % Stages and is multiplied by consumer warp g % Warps, which accumulates its
-// share of the tile's k in registers; at the tile's end the consumers add their partial sums in
-// a fixed tree (deterministic), and warp 0 writes the tile.
+// back to back through a ring of Stages, so that the next tile's first chunks are in flight while
+// the consumers finish the current one. Chunk g of the block (counted across its tiles) lands in
+// stage g % Stages and is multiplied by consumer warp g % Warps, which accumulates its share of the
+// tile's k in registers. At the tile's end each consumer stores its partial sums in a slot of its
+// own and goes on to the next tile; the epilogue warp adds the slots in warp order (deterministic)
+// and writes the tile. When a consumer warp did the adding and the writing, the stages it was to
+// multiply next waited, and with them the producer: on an H200 that tile end cost about 3% of the
+// kernel's time at n = 8, the stores alone 1–3%
+// (bench/results/2026-11-21-h200-skinny-n8-limits.md).
 template <typename T, int MTiles, int NTiles, int Warps, int KBoxes, int Stages>
-__global__ void __launch_bounds__((Warps + 1) * 32)
+__global__ void __launch_bounds__(kBulkThreads<Warps>)
     skinny_bulk_kernel(SkinnyArgs args, const __grid_constant__ CUtensorMap map_a,
                        const __grid_constant__ CUtensorMap map_b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -76,6 +78,8 @@ __global__ void __launch_bounds__((Warps + 1) * 32)
   static_assert(Stages % Warps == 0, "Stages must be a multiple of Warps");
   extern __shared__ __align__(128) unsigned char dynamic_shared[];
   __shared__ std::uint64_t full[Stages], empty[Stages];
+  // A tile's sums are all in their slots (one arrival per consumer warp), and have been read.
+  __shared__ std::uint64_t sums_full, sums_free;
 
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int warp = static_cast<int>(threadIdx.x) >> 5;
@@ -92,6 +96,8 @@ __global__ void __launch_bounds__((Warps + 1) * 32)
       bulk::barrier_init(&full[s], 1);
       bulk::barrier_init(&empty[s], 1);
     }
+    bulk::barrier_init(&sums_full, Warps);
+    bulk::barrier_init(&sums_free, 1);
     bulk::fence_barrier_init();
   }
   __syncthreads();
@@ -124,6 +130,58 @@ __global__ void __launch_bounds__((Warps + 1) * 32)
     return;
   }
 
+  constexpr int kPerLane = MTiles * NTiles * 4;
+  // f(accumulator, its index in a slot) for each of this lane's accumulators.
+  auto each_accumulator = [&](float(&acc)[MTiles][NTiles][4], auto&& f) {
+#pragma unroll
+    for (int mt = 0; mt < MTiles; ++mt) {
+#pragma unroll
+      for (int nt = 0; nt < NTiles; ++nt) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) f(acc[mt][nt][i], ((mt * NTiles + nt) * 4 + i) * 32 + lane);
+      }
+    }
+  };
+
+  if (warp == Warps + 1) {
+    // Epilogue: for each tile of the block, the consumers' slots added in warp order, then C.
+    const int g8 = lane >> 2;
+    const int t = lane & 3;
+    int local = 0;
+    for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += gridDim.x, ++local) {
+      float acc[MTiles][NTiles][4];
+      bulk::wait(&sums_full, local & 1);
+      each_accumulator(acc, [&](float& v, int at) {
+        float sum = 0.f;
+#pragma unroll
+        for (int w = 0; w < Warps; ++w) sum += sums[w * kPerLane * 32 + at];
+        v = sum;
+      });
+      __syncwarp();  // every lane has read the slots
+      if (lane == 0) bulk::arrive(&sums_free);
+      const int row0 = (tile % row_tiles) * Stage::kRowsA;
+      T* c = static_cast<T*>(args.c) + static_cast<std::int64_t>(tile / row_tiles) * args.stride_c;
+#pragma unroll
+      for (int mt = 0; mt < MTiles; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < NTiles; ++nt) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            const int row = row0 + mt * 16 + g8 + 8 * (i >> 1);
+            const int col = nt * 8 + 2 * t + (i & 1);
+            if (row >= args.m || col >= args.n) continue;
+            T* out = c + row + static_cast<std::int64_t>(col) * args.ldc;
+            float value = args.alpha * acc[mt][nt][i];
+            // beta = 0 must not read C: it may hold NaN (BLAS semantics).
+            if (args.beta != 0.f) value = fmaf(args.beta, to_float(*out), value);
+            *out = from_float<T>(value);
+          }
+        }
+      }
+    }
+    return;
+  }
+
   // ldmatrix rows of this lane: for A, matrices (rows 0–7, k 0–7), (8–15, 0–7), (0–7, 8–15),
   // (8–15, 8–15) = a0..a3; for B, (columns 0–7, k 0–7), (0–7, 8–15), then the next 8 columns =
   // b0, b1 of two n-tiles. Past k, m and n the boxes hold zeros, so no step needs a mask.
@@ -131,8 +189,10 @@ __global__ void __launch_bounds__((Warps + 1) * 32)
   const int a_half = lane >> 4;
   const int b_row = (lane >> 4) * 8 + (lane & 7);
   const int b_half = (lane >> 3) & 1;
-  int g = 0;  // chunks of the block before this tile's
-  for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += gridDim.x, g += chunks) {
+  int g = 0;      // chunks of the block before this tile's
+  int local = 0;  // tiles of the block before this one
+  for (int tile = static_cast<int>(blockIdx.x); tile < tiles;
+       tile += gridDim.x, g += chunks, ++local) {
     float acc[MTiles][NTiles][4];
 #pragma unroll
     for (int mt = 0; mt < MTiles; ++mt) {
@@ -186,48 +246,12 @@ __global__ void __launch_bounds__((Warps + 1) * 32)
       if (lane == 0) bulk::arrive(&empty[slot]);
     }
 
-    // The partial sums, added pairwise in a fixed tree: log2(Warps) steps.
-    constexpr int kPerLane = MTiles * NTiles * 4;
-    auto each_accumulator = [&](auto&& f) {
-#pragma unroll
-      for (int mt = 0; mt < MTiles; ++mt) {
-#pragma unroll
-        for (int nt = 0; nt < NTiles; ++nt) {
-#pragma unroll
-          for (int i = 0; i < 4; ++i) f(acc[mt][nt][i], ((mt * NTiles + nt) * 4 + i) * 32 + lane);
-        }
-      }
-    };
-#pragma unroll 1
-    for (int step = 1; step < Warps; step *= 2) {
-      float* slot = sums + (warp / (2 * step)) * kPerLane * 32;
-      if (warp % (2 * step) == step) each_accumulator([&](float& v, int at) { slot[at] = v; });
-      consumers_sync<Warps>();
-      if (warp % (2 * step) == 0) each_accumulator([&](float& v, int at) { v += slot[at]; });
-      consumers_sync<Warps>();
-    }
-    if (warp != 0) continue;
-    const int row0 = (tile % row_tiles) * Stage::kRowsA;
-    T* c = static_cast<T*>(args.c) + static_cast<std::int64_t>(tile / row_tiles) * args.stride_c;
-    const int g8 = lane >> 2;
-    const int t = lane & 3;
-#pragma unroll
-    for (int mt = 0; mt < MTiles; ++mt) {
-#pragma unroll
-      for (int nt = 0; nt < NTiles; ++nt) {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const int row = row0 + mt * 16 + g8 + 8 * (i >> 1);
-          const int col = nt * 8 + 2 * t + (i & 1);
-          if (row >= args.m || col >= args.n) continue;
-          T* out = c + row + static_cast<std::int64_t>(col) * args.ldc;
-          float value = args.alpha * acc[mt][nt][i];
-          // beta = 0 must not read C: it may hold NaN (BLAS semantics).
-          if (args.beta != 0.f) value = fmaf(args.beta, to_float(*out), value);
-          *out = from_float<T>(value);
-        }
-      }
-    }
+    // Hand the partial sums to the epilogue warp, once it has read the previous tile's.
+    if (local > 0) bulk::wait(&sums_free, (local - 1) & 1);
+    float* const own = sums + warp * kPerLane * 32;
+    each_accumulator(acc, [&](float& v, int at) { own[at] = v; });
+    __syncwarp();
+    if (lane == 0) bulk::arrive(&sums_full);  // releases the warp's slot to the epilogue
   }
 #endif
 }

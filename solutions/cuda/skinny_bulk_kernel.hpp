@@ -9,8 +9,9 @@
 // producer thread per block has the TMA unit copy 64-k × 16·m_tiles-row boxes of A (and the
 // matching box of B) into a ring of shared-memory stages, and consumer warps multiply from there
 // (ldmatrix + mma.sync m16n8k16), each stage signalled by mbarriers instead of block-wide
-// barriers. The kernel is persistent: a block streams the k chunks of all its tiles back to
-// back. Copying one row per bulk copy instead (cp.async.bulk without a tensor map) measured
+// barriers; an epilogue warp adds the consumers' partial sums and writes each tile. The kernel
+// is persistent: a block streams the k chunks of all its tiles back to back. Copying one row per
+// bulk copy instead (cp.async.bulk without a tensor map) measured
 // slower than Default, up to 41×: the TMA unit took 25–40 ns per copy per SM, whatever its size
 // (bench/results/2026-11-21-h200-skinny-bulk.md). Measured in the LLM benchmark on an H200 it
 // wins 13–16 of the 64 decode problems (n = 8 and 32), by up to 1.28× over Default; at n = 64
@@ -42,7 +43,9 @@ constexpr bool operator==(SkinnyBulkConfig x, SkinnyBulkConfig y) {
 // 2026-11-21-h200-skinny-bulk.md), of the configurations tried, the first four were the best at
 // n = 8 on some shape (fewer consumer warps or a shorter ring leave room for more blocks per SM),
 // the next two at n = 32, the last two at n = 64, where only rings of one box per stage fit (and
-// where cuBLASLt stays faster: every block rereads all of B).
+// where cuBLASLt stays faster: every block rereads all of B). Since every consumer warp has a
+// slot of partial sums for the epilogue warp (see the kernel), the last one fits only up to
+// n = 32.
 inline constexpr SkinnyBulkConfig kSkinnyBulkConfigs[] = {
     {1, 4, 4, 8},  {1, 4, 2, 12}, {1, 2, 4, 6},  {1, 4, 4, 4},
     {2, 4, 2, 12}, {4, 4, 2, 8},  {2, 4, 1, 16}, {4, 4, 1, 12}};
@@ -54,8 +57,7 @@ inline constexpr int kSkinnyBulkMaxSharedBytes = 232448;
 constexpr int skinny_bulk_shared_bytes(SkinnyBulkConfig config, int n) {
   const int n_tiles = n <= 8 ? 1 : n <= 16 ? 2 : n <= 32 ? 4 : 8;
   const int stage = config.k_boxes * (16 * config.m_tiles + 8 * n_tiles) * 128;
-  const int sums =
-      (config.warps > 1 ? config.warps / 2 : 1) * config.m_tiles * n_tiles * 4 * 32 * 4;
+  const int sums = config.warps * config.m_tiles * n_tiles * 4 * 32 * 4;  // a slot per warp
   return 1024 + config.stages * stage + sums;
 }
 

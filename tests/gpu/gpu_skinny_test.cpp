@@ -78,6 +78,21 @@ TEST_F(SkinnyKernel, AlphaBetaAndBatches) {
   check_every_config(p, 0.5, 0.75);
 }
 
+TEST_F(SkinnyKernel, OutputsWithAlphaAndOddOffsets) {
+  // Whole tiles of every kernel written with alpha ≠ 1 into a batch whose second matrix of C
+  // starts 8 bytes off 16-byte alignment, with ldc = m and with ldc = m + 3.
+  for (std::int64_t ldc_pad : {0, 3}) {
+    for (std::int64_t n : {8, 13, 32}) {
+      Problem p = Problem::make(OpKind::GemmStridedBatched, DType::BFloat16, Transpose::T,
+                                Transpose::N, 256, n, 1024);
+      p.batch = 2;
+      p.ldc = p.m + ldc_pad;
+      p.stride_c = p.ldc * p.n + 4;
+      check_every_config(p, 0.5, 0.0);
+    }
+  }
+}
+
 TEST_F(SkinnyKernel, KThatEndsInsideAChunk) {
   // k a multiple of 8 (16-byte loads) but not of 32 (one tensor-core chunk), and short enough
   // that some warps get no chunk at all while the load ring runs past the end.
