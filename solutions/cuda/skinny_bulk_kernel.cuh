@@ -145,8 +145,6 @@ __global__ void __launch_bounds__(kBulkThreads<Warps>)
 
   if (warp == Warps + 1) {
     // Epilogue: for each tile of the block, the consumers' slots added in warp order, then C.
-    const int g8 = lane >> 2;
-    const int t = lane & 3;
     int local = 0;
     for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += gridDim.x, ++local) {
       float acc[MTiles][NTiles][4];
@@ -159,25 +157,8 @@ __global__ void __launch_bounds__(kBulkThreads<Warps>)
       });
       __syncwarp();  // every lane has read the slots
       if (lane == 0) bulk::arrive(&sums_free);
-      const int row0 = (tile % row_tiles) * Stage::kRowsA;
       T* c = static_cast<T*>(args.c) + static_cast<std::int64_t>(tile / row_tiles) * args.stride_c;
-#pragma unroll
-      for (int mt = 0; mt < MTiles; ++mt) {
-#pragma unroll
-        for (int nt = 0; nt < NTiles; ++nt) {
-#pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            const int row = row0 + mt * 16 + g8 + 8 * (i >> 1);
-            const int col = nt * 8 + 2 * t + (i & 1);
-            if (row >= args.m || col >= args.n) continue;
-            T* out = c + row + static_cast<std::int64_t>(col) * args.ldc;
-            float value = args.alpha * acc[mt][nt][i];
-            // beta = 0 must not read C: it may hold NaN (BLAS semantics).
-            if (args.beta != 0.f) value = fmaf(args.beta, to_float(*out), value);
-            *out = from_float<T>(value);
-          }
-        }
-      }
+      store_tile<T>(args, c, (tile % row_tiles) * Stage::kRowsA, lane, acc);
     }
     return;
   }

@@ -49,4 +49,32 @@ inline bool vector_loads_allowed(const SkinnyArgs& args) {
          args.ldb % V == 0 && (!batched || (args.stride_a % V == 0 && args.stride_b % V == 0));
 }
 
+// Writes the m16n8k16 accumulators of a tile of 16·MTiles rows × 8·NTiles columns to C
+// (column-major, ldc) in their fragment layout (mma_16816.cuh): lane (g, t) holds rows g and
+// g + 8 of each 16, columns 2t and 2t + 1 of each 8. Rows past m and columns past n are skipped;
+// C = alpha·acc + beta·C.
+template <typename T, int MTiles, int NTiles>
+__device__ __forceinline__ void store_tile(const SkinnyArgs& args, T* c, int row0, int lane,
+                                           const float (&acc)[MTiles][NTiles][4]) {
+  const int g = lane >> 2;
+  const int t = lane & 3;
+#pragma unroll
+  for (int mt = 0; mt < MTiles; ++mt) {
+#pragma unroll
+    for (int nt = 0; nt < NTiles; ++nt) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int row = row0 + mt * 16 + g + 8 * (i >> 1);
+        const int col = nt * 8 + 2 * t + (i & 1);
+        if (row >= args.m || col >= args.n) continue;
+        T* out = c + row + static_cast<std::int64_t>(col) * args.ldc;
+        float value = args.alpha * acc[mt][nt][i];
+        // beta = 0 must not read C: it may hold NaN (BLAS semantics).
+        if (args.beta != 0.f) value = fmaf(args.beta, to_float(*out), value);
+        *out = from_float<T>(value);
+      }
+    }
+  }
+}
+
 }  // namespace gemmtune::cuda::skinny

@@ -132,23 +132,7 @@ __global__ void __launch_bounds__(Warps * 32) skinny_tc_kernel(SkinnyArgs args) 
     __syncthreads();
   }
   if (warp != 0) return;
-#pragma unroll
-  for (int mt = 0; mt < MTiles; ++mt) {
-#pragma unroll
-    for (int nt = 0; nt < NTiles; ++nt) {
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int row = row0 + mt * 16 + g + 8 * (i >> 1);
-        const int col = nt * 8 + 2 * t + (i & 1);
-        if (row >= args.m || col >= args.n) continue;
-        T* out = c + row + static_cast<std::int64_t>(col) * args.ldc;
-        float value = args.alpha * acc[mt][nt][i];
-        // beta = 0 must not read C: it may hold NaN (BLAS semantics).
-        if (args.beta != 0.f) value = fmaf(args.beta, to_float(*out), value);
-        *out = from_float<T>(value);
-      }
-    }
-  }
+  store_tile<T>(args, c, row0, lane, acc);
 }
 
 template <typename T, int MTiles, int Warps>
