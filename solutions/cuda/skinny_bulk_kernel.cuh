@@ -131,25 +131,13 @@ __global__ void __launch_bounds__(kBulkThreads<Warps>)
   }
 
   constexpr int kPerLane = MTiles * NTiles * 4;
-  // f(accumulator, its index in a slot) for each of this lane's accumulators.
-  auto each_accumulator = [&](float(&acc)[MTiles][NTiles][4], auto&& f) {
-#pragma unroll
-    for (int mt = 0; mt < MTiles; ++mt) {
-#pragma unroll
-      for (int nt = 0; nt < NTiles; ++nt) {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) f(acc[mt][nt][i], ((mt * NTiles + nt) * 4 + i) * 32 + lane);
-      }
-    }
-  };
-
   if (warp == Warps + 1) {
     // Epilogue: for each tile of the block, the consumers' slots added in warp order, then C.
     int local = 0;
     for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += gridDim.x, ++local) {
       float acc[MTiles][NTiles][4];
       bulk::wait(&sums_full, local & 1);
-      each_accumulator(acc, [&](float& v, int at) {
+      for_each_accumulator(acc, lane, [&](float& v, int at) {
         float sum = 0.f;
 #pragma unroll
         for (int w = 0; w < Warps; ++w) sum += sums[w * kPerLane * 32 + at];
@@ -230,7 +218,7 @@ __global__ void __launch_bounds__(kBulkThreads<Warps>)
     // Hand the partial sums to the epilogue warp, once it has read the previous tile's.
     if (local > 0) bulk::wait(&sums_free, (local - 1) & 1);
     float* const own = sums + warp * kPerLane * 32;
-    each_accumulator(acc, [&](float& v, int at) { own[at] = v; });
+    for_each_accumulator(acc, lane, [&](float& v, int at) { own[at] = v; });
     __syncwarp();
     if (lane == 0) bulk::arrive(&sums_full);  // releases the warp's slot to the epilogue
   }

@@ -49,6 +49,21 @@ inline bool vector_loads_allowed(const SkinnyArgs& args) {
          args.ldb % V == 0 && (!batched || (args.stride_a % V == 0 && args.stride_b % V == 0));
 }
 
+// f(accumulator, its index in a per-lane slot of MTiles·NTiles·4·32 floats) for each of a lane's
+// m16n8k16 accumulators: the layout in which the kernels hand partial sums through shared memory.
+template <int MTiles, int NTiles, typename F>
+__device__ __forceinline__ void for_each_accumulator(float (&acc)[MTiles][NTiles][4], int lane,
+                                                     F&& f) {
+#pragma unroll
+  for (int mt = 0; mt < MTiles; ++mt) {
+#pragma unroll
+    for (int nt = 0; nt < NTiles; ++nt) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) f(acc[mt][nt][i], ((mt * NTiles + nt) * 4 + i) * 32 + lane);
+    }
+  }
+}
+
 // Writes the m16n8k16 accumulators of a tile of 16·MTiles rows × 8·NTiles columns to C
 // (column-major, ldc) in their fragment layout (mma_16816.cuh): lane (g, t) holds rows g and
 // g + 8 of each 16, columns 2t and 2t + 1 of each 8. Rows past m and columns past n are skipped;

@@ -112,23 +112,14 @@ __global__ void __launch_bounds__(Warps * 32) skinny_tc_kernel(SkinnyArgs args) 
   static_assert((Warps & (Warps - 1)) == 0, "Warps must be a power of two");
   constexpr int kPerLane = MTiles * NTiles * 4;
   __shared__ float sums[(Warps > 1 ? Warps / 2 : 1) * kPerLane * 32];
-  // f(accumulator, its index in a shared-memory slot) for each of this lane's accumulators.
-  auto each_accumulator = [&](auto&& f) {
-#pragma unroll
-    for (int mt = 0; mt < MTiles; ++mt) {
-#pragma unroll
-      for (int nt = 0; nt < NTiles; ++nt) {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) f(acc[mt][nt][i], ((mt * NTiles + nt) * 4 + i) * 32 + lane);
-      }
-    }
-  };
 #pragma unroll 1
   for (int step = 1; step < Warps; step *= 2) {
     float* slot = sums + (warp / (2 * step)) * kPerLane * 32;
-    if (warp % (2 * step) == step) each_accumulator([&](float& a, int at) { slot[at] = a; });
+    if (warp % (2 * step) == step)
+      for_each_accumulator(acc, lane, [&](float& a, int at) { slot[at] = a; });
     __syncthreads();
-    if (warp % (2 * step) == 0) each_accumulator([&](float& a, int at) { a += slot[at]; });
+    if (warp % (2 * step) == 0)
+      for_each_accumulator(acc, lane, [&](float& a, int at) { a += slot[at]; });
     __syncthreads();
   }
   if (warp != 0) return;
