@@ -38,7 +38,7 @@ cudaError_t launch_config(const SkinnyArgs& args, cudaStream_t stream, bool& una
 template <typename T>
 cudaError_t launch_typed(SkinnyBulkConfig c, const SkinnyArgs& args, cudaStream_t stream,
                          bool& unaddressable) {
-  static_assert(std::size(kSkinnyBulkConfigs) == 8, "a configuration is not dispatched");
+  static_assert(std::size(kSkinnyBulkConfigs) == 9, "a configuration is not dispatched");
   if (c == kSkinnyBulkConfigs[0]) return launch_config<T, 1, 4, 4, 8>(args, stream, unaddressable);
   if (c == kSkinnyBulkConfigs[1]) return launch_config<T, 1, 4, 2, 12>(args, stream, unaddressable);
   if (c == kSkinnyBulkConfigs[2]) return launch_config<T, 1, 2, 4, 6>(args, stream, unaddressable);
@@ -47,6 +47,7 @@ cudaError_t launch_typed(SkinnyBulkConfig c, const SkinnyArgs& args, cudaStream_
   if (c == kSkinnyBulkConfigs[5]) return launch_config<T, 4, 4, 2, 8>(args, stream, unaddressable);
   if (c == kSkinnyBulkConfigs[6]) return launch_config<T, 2, 4, 1, 16>(args, stream, unaddressable);
   if (c == kSkinnyBulkConfigs[7]) return launch_config<T, 4, 4, 1, 12>(args, stream, unaddressable);
+  if (c == kSkinnyBulkConfigs[8]) return launch_config<T, 1, 2, 8, 6>(args, stream, unaddressable);
   return cudaErrorInvalidValue;
 }
 

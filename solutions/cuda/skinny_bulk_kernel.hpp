@@ -42,13 +42,16 @@ constexpr bool operator==(SkinnyBulkConfig x, SkinnyBulkConfig y) {
 // The configurations the kernel is compiled for. On an H200 (bench/results/
 // 2026-11-21-h200-skinny-bulk.md), of the configurations tried, the first four were the best at
 // n = 8 on some shape (fewer consumer warps or a shorter ring leave room for more blocks per SM),
-// the next two at n = 32, the last two at n = 64, where only rings of one box per stage fit (and
-// where cuBLASLt stays faster: every block rereads all of B). Since every consumer warp has a
-// slot of partial sums for the epilogue warp (see the kernel), the last one fits only up to
-// n = 32.
+// the next two at n = 32, the seventh and eighth at n = 64, where only rings of one box per
+// stage fit (and where cuBLASLt stays faster: every block rereads all of B). Since every consumer
+// warp has a slot of partial sums for the epilogue warp (see the kernel), the eighth one fits
+// only up to n = 32. The ninth, stages of 8 boxes (1024 k) for two consumer warps, fits up to
+// n = 16: on 2048 × 8192 at n = 8 (few rows, long k) it measured 5.6–5.8% faster than the best
+// of the others in four runs on an H200, and slower on the other shapes tried
+// (bench/results/2026-11-21-h200-skinny-n32-n64-probes.md).
 inline constexpr SkinnyBulkConfig kSkinnyBulkConfigs[] = {
-    {1, 4, 4, 8},  {1, 4, 2, 12}, {1, 2, 4, 6},  {1, 4, 4, 4},
-    {2, 4, 2, 12}, {4, 4, 2, 8},  {2, 4, 1, 16}, {4, 4, 1, 12}};
+    {1, 4, 4, 8}, {1, 4, 2, 12}, {1, 2, 4, 6},  {1, 4, 4, 4}, {2, 4, 2, 12},
+    {4, 4, 2, 8}, {2, 4, 1, 16}, {4, 4, 1, 12}, {1, 2, 8, 6}};
 
 // Hopper's largest dynamic shared memory per block (227 KiB).
 inline constexpr int kSkinnyBulkMaxSharedBytes = 232448;
