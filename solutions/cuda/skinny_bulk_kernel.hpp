@@ -47,8 +47,8 @@ constexpr bool operator==(SkinnyBulkConfig x, SkinnyBulkConfig y) {
 // warp has a slot of partial sums for the epilogue warp (see the kernel), the eighth one fits
 // only up to n = 32. The ninth, stages of 8 boxes (1024 k) for two consumer warps, fits up to
 // n = 16: on 2048 × 8192 at n = 8 (few rows, long k) it measured 5.6–5.8% faster than the best
-// of the others in four runs on an H200, and slower on the other shapes tried
-// (bench/results/2026-11-21-h200-skinny-n32-n64-probes.md).
+// of the others in four runs on an H200, level on 2048 × 2048 and slower on the other shapes
+// tried (bench/results/2026-11-21-h200-skinny-n32-n64-probes.md).
 inline constexpr SkinnyBulkConfig kSkinnyBulkConfigs[] = {
     {1, 4, 4, 8}, {1, 4, 2, 12}, {1, 2, 4, 6},  {1, 4, 4, 4}, {2, 4, 2, 12},
     {4, 4, 2, 8}, {2, 4, 1, 16}, {4, 4, 1, 12}, {1, 2, 8, 6}};
