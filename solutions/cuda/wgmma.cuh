@@ -46,24 +46,19 @@ __device__ __forceinline__ void mma_64xN(float (&d)[N / 2], std::uint64_t a, std
   "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE \
   "." TYPE " " OPERANDS ", p, 1, 1, 0, 0;\n}\n"
 
-// mma_64xN for bf16 and fp16 at one N; the variadic arguments are the N/2 accumulators' operands.
-#define GEMMTUNE_WGMMA_64xN(N, OPERANDS, ...)                                                   \
-  template <>                                                                                   \
-  __device__ __forceinline__ void mma_64xN<__nv_bfloat16, N>(float(&d)[N / 2], std::uint64_t a, \
-                                                             std::uint64_t b) {                 \
-    asm volatile(GEMMTUNE_WGMMA_PTX(N, "bf16", OPERANDS)                                        \
-                 : __VA_ARGS__                                                                  \
-                 : "l"(a), "l"(b)                                                               \
-                 : "memory");                                                                   \
-  }                                                                                             \
-  template <>                                                                                   \
-  __device__ __forceinline__ void mma_64xN<__half, N>(float(&d)[N / 2], std::uint64_t a,        \
-                                                      std::uint64_t b) {                        \
-    asm volatile(GEMMTUNE_WGMMA_PTX(N, "f16", OPERANDS)                                         \
-                 : __VA_ARGS__                                                                  \
-                 : "l"(a), "l"(b)                                                               \
-                 : "memory");                                                                   \
+// mma_64xN's specialization for one element type and N; the variadic arguments are the N/2
+// accumulators' operands.
+#define GEMMTUNE_WGMMA_64xN_TYPED(T, TYPE, N, OPERANDS, ...)                                       \
+  template <>                                                                                      \
+  __device__ __forceinline__ void mma_64xN<T, N>(float(&d)[N / 2], std::uint64_t a,                \
+                                                 std::uint64_t b) {                                \
+    asm volatile(GEMMTUNE_WGMMA_PTX(N, TYPE, OPERANDS) : __VA_ARGS__ : "l"(a), "l"(b) : "memory"); \
   }
+
+// mma_64xN for bf16 and fp16 at one N.
+#define GEMMTUNE_WGMMA_64xN(N, OPERANDS, ...)                                \
+  GEMMTUNE_WGMMA_64xN_TYPED(__nv_bfloat16, "bf16", N, OPERANDS, __VA_ARGS__) \
+      GEMMTUNE_WGMMA_64xN_TYPED(__half, "f16", N, OPERANDS, __VA_ARGS__)
 
 // clang-format off
 GEMMTUNE_WGMMA_64xN(32, "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17",
@@ -81,6 +76,7 @@ GEMMTUNE_WGMMA_64xN(224, "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12
 // clang-format on
 
 #undef GEMMTUNE_WGMMA_64xN
+#undef GEMMTUNE_WGMMA_64xN_TYPED
 #undef GEMMTUNE_WGMMA_PTX
 
 }  // namespace gemmtune::cuda::wgmma
