@@ -1,5 +1,8 @@
 #include "cli/tuning_options.hpp"
 
+#include <fmt/format.h>
+
+#include "tuner/error.hpp"
 #include "tuner/numerical_check.hpp"
 
 namespace gemmtune::cli {
@@ -44,6 +47,13 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
   cmd.add_flag("--flush-cache", timing.flush_cache,
                "Flush the last-level cache before every timed iteration")
       ->envname("GEMMTUNE_FLUSH_CACHE");
+  cmd.add_option("--timing-mode", texts.timing_mode,
+                 "How iterations reach the device: queued (each chunk runs back to back once "
+                 "issued: device time alone) or immediate (each as issued: a small GEMM's samples "
+                 "include the host's launch time)")
+      ->check(CLI::IsMember({"queued", "immediate"}))
+      ->envname("GEMMTUNE_TIMING_MODE")
+      ->capture_default_str();
   cmd.add_option("--numerical-check", texts.numerical_check,
                  "Tuning: check candidates against Default: on, off, or ATOL_RTOL")
       ->envname("GEMMTUNE_NUMERICAL_CHECK")
@@ -72,6 +82,12 @@ void apply_tuning_options(const TuningOptionTexts& texts, TunerOptions& tuner) {
       texts.search == "exhaustive" ? SearchSpace::Exhaustive : SearchSpace::Heuristic;
   tuner.search.max_workspace_bytes = static_cast<std::size_t>(texts.workspace_mb * 1024.0 * 1024.0);
   if (texts.rotating_buffer_mb >= 0) tuner.timing.rotating_buffer_mb = texts.rotating_buffer_mb;
+  if (const auto mode = parse_timing_mode(texts.timing_mode)) {
+    tuner.timing.mode = *mode;
+  } else {
+    throw InputError(
+        fmt::format("--timing-mode: '{}' is neither queued nor immediate", texts.timing_mode));
+  }
 }
 
 }  // namespace gemmtune::cli

@@ -16,17 +16,18 @@
 #include "tuner/dtype.hpp"
 #include "tuner/environment.hpp"
 #include "tuner/numerical_check.hpp"
+#include "tuner/timing_policy.hpp"
 
 namespace gemmtune {
 
 struct DeviceProperties {
-  std::string backend;             // "cpu", "cuda", ...
-  int ordinal = 0;                 // device index within the backend
-  std::string name;                // "NVIDIA H200", "AMD EPYC 9654 ..."
-  std::string architecture;        // "sm_90" / compute capability, or the CPU ISA
-  std::size_t memory_bytes = 0;    // device memory (host memory for the CPU)
+  std::string backend;                     // "cpu", "cuda", ...
+  int ordinal = 0;                         // device index within the backend
+  std::string name;                        // "NVIDIA H200", "AMD EPYC 9654 ..."
+  std::string architecture;                // "sm_90" / compute capability, or the CPU ISA
+  std::size_t memory_bytes = 0;            // device memory (host memory for the CPU)
   std::size_t last_level_cache_bytes = 0;  // read from the device or system, never assumed
-  int compute_units = 0;           // SMs, or CPU cores
+  int compute_units = 0;                   // SMs, or CPU cores
   // "0000:3b:00.0" (domain:bus:device.function), which names the device to other tools (NVML)
   // whatever CUDA_VISIBLE_DEVICES says; empty where the backend has none (the CPU).
   std::string pci_bus_id;
@@ -82,7 +83,10 @@ class Backend {
   // rotating buffers cannot cover twice the cache.
   virtual void flush_cache() = 0;
 
-  virtual std::unique_ptr<IterationTimer> make_timer() = 0;
+  // A timer for one phase. `mode` says whether its iterations may be held back and run together
+  // (TimingMode::Queued: the samples are device time) or must run as issued; a backend whose
+  // timer has only one way (the CPU's steady clock) ignores it.
+  virtual std::unique_ptr<IterationTimer> make_timer(TimingMode mode) = 0;
 
   // Optional: the numerical check where the outputs are. Both take buffers laid out as the
   // problem's C; nullopt means "not on this backend", and the tuner then reads the outputs back

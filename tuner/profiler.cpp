@@ -1,5 +1,6 @@
 #include "tuner/profiler.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -19,8 +20,8 @@ int next_chunk(const PhaseCaps& caps, int iterations_done, double elapsed_ms) {
     // zero average (a timer too coarse to see the work) the iteration cap alone decides.
     if (average > 0) {
       const double fit = std::floor(left_ms / average);
-      remaining = std::min<long long>(remaining, fit >= 1e9 ? 1'000'000'000LL
-                                                            : static_cast<long long>(fit));
+      remaining = std::min<long long>(remaining,
+                                      fit >= 1e9 ? 1'000'000'000LL : static_cast<long long>(fit));
     } else if (caps.max_iterations <= 0) {
       remaining = std::min<long long>(remaining, 1000);  // bounded steps until time shows
     }
@@ -31,11 +32,13 @@ int next_chunk(const PhaseCaps& caps, int iterations_done, double elapsed_ms) {
 
 Measurement Profiler::run(Solution& solution, const Problem& problem, const PhaseCaps& caps) {
   Measurement m;
-  auto timer = backend_.make_timer();
+  auto timer = backend_.make_timer(mode_);
   void* stream = backend_.stream();
+  const int max_chunk = mode_ == TimingMode::Queued ? kMaxQueuedChunk : kMaxChunk;
   double elapsed_ms = 0;
-  for (int chunk = next_chunk(caps, 0, 0); chunk > 0;
-       chunk = next_chunk(caps, static_cast<int>(m.samples_ms.size()), elapsed_ms)) {
+  for (int chunk = std::min(next_chunk(caps, 0, 0), max_chunk); chunk > 0;
+       chunk = std::min(next_chunk(caps, static_cast<int>(m.samples_ms.size()), elapsed_ms),
+                        max_chunk)) {
     for (int i = 0; i < chunk && m.status; ++i) {
       const Operands operands = operands_.next();
       if (flush_) backend_.flush_cache();

@@ -7,7 +7,9 @@
 // device's time, which is what a fake timer can program) — and at least one iteration runs.
 // Iterations are issued in chunks: the first of one iteration, each later one sized from the
 // average sample so far to fit the remaining iterations and time; samples are collected after
-// each chunk, so the device is never stalled between the iterations of a chunk.
+// each chunk. Under TimingMode::Queued the timer holds the device until a chunk is fully queued,
+// so a chunk's iterations run back to back whatever the host's launch time; under Immediate they
+// run as issued.
 //
 // A failed RunStatus stops the phase and is returned; exceptions from the solution propagate.
 #pragma once
@@ -30,8 +32,8 @@ struct Measurement {
 
 class Profiler {
  public:
-  Profiler(Backend& backend, OperandSets& operands, bool flush_between_iterations)
-      : backend_(backend), operands_(operands), flush_(flush_between_iterations) {}
+  Profiler(Backend& backend, OperandSets& operands, bool flush_between_iterations, TimingMode mode)
+      : backend_(backend), operands_(operands), flush_(flush_between_iterations), mode_(mode) {}
 
   Measurement run(Solution& solution, const Problem& problem, const PhaseCaps& caps);
 
@@ -39,11 +41,16 @@ class Profiler {
   Backend& backend_;
   OperandSets& operands_;
   bool flush_;
+  TimingMode mode_;
 };
 
 // The most iterations issued between two collect_ms() calls: what an IterationTimer must be able
 // to hold (CUDA: event pairs) before it is collected.
 inline constexpr int kMaxChunk = 1024;
+// The most iterations queued behind a held stream (TimingMode::Queued): each is two events and a
+// launch or a few (a flush, a split-k reduction), and the driver blocks the host once a stream's
+// queue is a thousand-odd commands deep, which would hold the stream until its timeout.
+inline constexpr int kMaxQueuedChunk = 128;
 
 // The size of the next chunk given what has run so far, or 0 when the phase is over. Exposed for
 // tests; `caps` with both limits at 0 allows exactly one iteration.

@@ -8,8 +8,29 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 
 namespace gemmtune {
+
+// How a phase's iterations reach the device. The samples are always one pair of device events
+// (or steady-clock readings on the CPU) per iteration; what differs is whether the host's time to
+// issue an iteration can end up inside them.
+enum class TimingMode {
+  // Each chunk of iterations is queued behind a held stream and released at once, so the device
+  // runs them back to back and a sample is device time alone. A 10 µs GEMM costs cuBLAS 7-14 µs
+  // of host time per call on an H200's host (bench/results/2026-11-21-h200-skinny-n32-n64-
+  // probes.md §7): issued one by one, the device waits for the host between the begin event and
+  // the kernel, and that wait, which varies from run to run, picked a winner 6% slower on the
+  // device (-run24.md, #4).
+  Queued,
+  // Each iteration runs as soon as it is issued: a small GEMM's samples include the host's launch
+  // time where it exceeds the device's (what an eager, uncaptured program pays per call).
+  Immediate,
+};
+
+std::string_view to_string(TimingMode mode);
+// "queued" or "immediate"; nullopt otherwise.
+std::optional<TimingMode> parse_timing_mode(std::string_view text);
 
 struct TimingPolicy {
   // TunableOp's defaults (PYTORCH_TUNABLEOP_MAX_TUNING_DURATION_MS=30, ..._ITERATIONS=100): enough
@@ -50,6 +71,9 @@ struct TimingPolicy {
   // which of two configurations was faster flipped (bench/results/2026-11-21-h200-run4.md,
   // -power-drift.md). 0 = off.
   double settle_duration_ms = 100;
+  // Device time alone by default (see TimingMode). Backends with one way to time (the CPU's
+  // steady clock) ignore it.
+  TimingMode mode = TimingMode::Queued;
 };
 
 // The two caps of one phase; 0 = no cap of that kind.

@@ -228,7 +228,7 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
                                report.rotation.describe(), e.what());
     return collect();
   }
-  Profiler profiler(backend_, *sets, report.rotation.flush);
+  Profiler profiler(backend_, *sets, report.rotation.flush, options_.timing.mode);
   const TimingPolicy& timing = options_.timing;
 
   // One phase of one candidate; false (and Failed) when it threw or failed.

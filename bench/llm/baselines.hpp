@@ -2,15 +2,18 @@
 // heuristic's top N (what PyTorch TunableOp 2.14 searches) and gemmtune's winner rebuilt from its
 // name, all timed under identical conditions.
 //
-// One OperandSets (rotation of at least twice the L2, as the tuner plans it) and one Profiler
-// serve every solution. After a warmup, the solutions are timed in `rounds` short interleaved
-// rounds, the order reversed every other round, so that clock and power drift falls on all of
-// them alike; each solution's samples of all rounds are pooled and its median taken. The noise of
-// a comparison comes from the per-round ratios of the two (paired, so common drift cancels).
+// One OperandSets (rotation of at least twice the L2, as the tuner plans it) and one Profiler,
+// timing as the tuner does by default (TimingMode::Queued: device time), serve every solution.
+// After a warmup, the solutions are timed in `rounds` short interleaved rounds, the order reversed
+// every other round, so that clock and power drift falls on all of them alike; each solution's
+// samples of all rounds are pooled and its median taken. The noise of a comparison comes from the
+// per-round ratios of the two (paired, so common drift cancels).
 //
-// Two diagnostics ride along: for GEMMs under `burst_below_ms`, the burst-timed device time of
-// Default, heuristic #0, the best of the top N and the winner (burst_timing.hpp); and the host
-// time of one numerical check as the tuner makes it (run into the check C, read back, compare).
+// Two diagnostics ride along: for GEMMs under `immediate_below_ms`, the median time of Default,
+// heuristic #0, the best of the top N and the winner with each iteration run as issued
+// (TimingMode::Immediate: the host's launch time is in the samples where it exceeds the device's,
+// as in an eager program), in interleaved rounds of their own; and the host time of one numerical
+// check as the tuner makes it (run into the check C, read back, compare).
 #pragma once
 
 #include <cstdint>
@@ -31,7 +34,7 @@ struct RemeasureOptions {
   PhaseCaps warmup{3, 0.0};
   int top = 8;  // the heuristic's proposals measured
   double memory_fraction = 0.5;
-  double burst_below_ms = 0.1;  // burst-time problems whose Default takes less than this
+  double immediate_below_ms = 0.1;  // time immediately where Default takes less than this
   std::uint64_t seed = 42;
 };
 
@@ -40,8 +43,8 @@ struct Timed {
   std::vector<double> samples_ms;     // every round's, pooled
   std::vector<double> round_medians;  // one per round
   double median_ms = 0;
-  double burst_ms = 0;  // burst-timed device time per iteration; 0 when not taken
-  std::string error;    // why it has no time
+  double immediate_ms = 0;  // median under TimingMode::Immediate; 0 when not taken
+  std::string error;        // why it has no time
 
   bool ok() const { return error.empty() && median_ms > 0; }
   // Relative standard error of its pooled median (1.2533·1.4826·MAD/√n over the median).
@@ -56,7 +59,7 @@ struct Baselines {
   Timed winner;  // rebuilt from the tuner's winner name (Default's timing when Default won)
   RotationPlan rotation;
   double check_s = 0;  // host time of one numerical check of this problem's output
-  std::string burst_error;
+  std::string immediate_error;
   std::string error;  // the problem could not be measured at all
 
   // The relative noise of the comparison of `a` with `b`: two standard errors of the mean of

@@ -75,13 +75,13 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "- tuning: the real engine with TunerOptions as `gemmtune tune` has them by default: "
       "heuristic search "
       "space, workspace {} MiB, warmup {} it, screening {} it / {} ms, keep factor {}, {} "
-      "finalists, settle {} ms, measurement {} it / {} ms, numerical check against Default, winner "
-      "must beat "
-      "Default by {} standard errors\n"
+      "finalists, settle {} ms, measurement {} it / {} ms, {} timing, numerical check against "
+      "Default, winner must beat Default by {} standard errors\n"
       "- re-measurement: one operand set rotation per problem (≥ 2×L2 = {:.0f} MiB, as the tuner "
       "plans it) and one profiler for all solutions; warmup {} it each, then {} interleaved rounds "
       "(order reversed every other round) of {} it / {} ms per solution; medians of the pooled "
-      "samples; per-iteration CUDA events; alpha 1, beta 0, random operands in [-1, 1]; noise = "
+      "samples; per-iteration CUDA events, {} timing as the tuner's; alpha 1, beta 0, random "
+      "operands in [-1, 1]; noise = "
       "two standard errors of the per-round winner/other ratios (or of the pooled medians)\n"
       "- top-8: the first {} proposals of cublasLtMatmulAlgoGetHeuristic (best fit, {} MiB "
       "workspace), each run as proposed; heuristic #0 is the first of them; a winner that is one "
@@ -92,9 +92,10 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "- time budget: {} (warm-up included)",
       tuner.search.max_workspace_bytes >> 20, t.max_warmup_iterations, t.screening_iterations,
       t.screening_duration_ms, t.screening_keep_factor, t.max_finalists, t.settle_duration_ms,
-      t.max_tuning_iterations, t.max_tuning_duration_ms, tuner.default_margin_sigmas,
-      mib(2 * d.last_level_cache_bytes), o.remeasure.warmup.max_iterations, o.remeasure.rounds,
-      o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms, o.remeasure.top,
+      t.max_tuning_iterations, t.max_tuning_duration_ms, to_string(t.mode),
+      tuner.default_margin_sigmas, mib(2 * d.last_level_cache_bytes),
+      o.remeasure.warmup.max_iterations, o.remeasure.rounds, o.remeasure.caps.max_iterations,
+      o.remeasure.caps.max_duration_ms, to_string(TimingPolicy{}.mode), o.remeasure.top,
       tuner.search.max_workspace_bytes >> 20, o.warmup_s,
       o.time_budget_s > 0 ? fmt::format("{} s", o.time_budget_s) : std::string("none"));
   return h;

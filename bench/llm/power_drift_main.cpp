@@ -61,7 +61,7 @@ int run(const Options& o) {
                           false)
           .rotation;
   OperandSets sets(backend, problem, rotation, workspace, 1, 1.0, 0.0);
-  Profiler profiler(backend, sets, rotation.flush);
+  Profiler profiler(backend, sets, rotation.flush, TimingPolicy{}.mode);
   for (auto& s : solutions) profiler.run(*s, problem, PhaseCaps{1, 0});  // load the kernels
 
   std::printf("# %s on %s; rotation %s; idle %.0f ms, then blocks of %d iterations\n",

@@ -33,8 +33,8 @@
 namespace gemmtune::bench {
 
 struct BenchOptions {
-  TunerOptions tuner;     // for tuning on the spot; its timing's rotating_buffer_mb, flush_cache
-                          // and its seed also set how the bench measures
+  TunerOptions tuner;     // for tuning on the spot; its timing's rotating_buffer_mb, flush_cache,
+                          // mode and its seed also set how the bench measures
   double warmup_ms = 25;  // per solution and case, untimed: device time first,
   int warmup_iterations = 10;    // then iterations
   double memory_fraction = 0.5;  // of the available memory, for the measured operands

@@ -36,7 +36,7 @@ PairMeasurement measure_pair(Backend& backend, const Problem& problem, Solution&
         mib(memory.allowed_bytes)));
   }
   OperandSets sets(backend, problem, result.rotation, workspace, options.seed, 1.0, 0.0);
-  Profiler profiler(backend, sets, result.rotation.flush);
+  Profiler profiler(backend, sets, result.rotation.flush, options.timing.mode);
 
   struct Entry {
     Solution* solution;

@@ -30,7 +30,7 @@ struct MeasureOptions {
   double warmup_ms = 25;
   int warmup_iterations = 10;
   int iterations = 100;
-  TimingPolicy timing;  // only rotating_buffer_mb and flush_cache are used
+  TimingPolicy timing;  // only rotating_buffer_mb, flush_cache and mode are used
   std::uint64_t seed = 42;
   double memory_fraction = 0.5;  // of Backend::available_memory_bytes() for the operands
 };

@@ -50,6 +50,7 @@ std::vector<std::string> worker_arguments(const std::string& executable, const T
     args.insert(args.end(), {"--rotating-buffer-mb", fmt::format("{}", *t.rotating_buffer_mb)});
   }
   if (t.flush_cache) args.emplace_back("--flush-cache");
+  args.insert(args.end(), {"--timing-mode", std::string(to_string(t.mode))});
   if (!tuner.search.providers.empty()) {
     args.insert(args.end(),
                 {"--providers", fmt::format("{}", fmt::join(tuner.search.providers, ","))});

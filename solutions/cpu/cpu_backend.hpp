@@ -31,7 +31,7 @@ class CpuBackend final : public Backend {
   std::vector<double> read_as_double(const Buffer& src, DType dtype, std::int64_t elements) override;
   void synchronize() override {}
   void flush_cache() override;
-  std::unique_ptr<IterationTimer> make_timer() override;
+  std::unique_ptr<IterationTimer> make_timer(TimingMode mode) override;
 
  private:
   DeviceProperties properties_;

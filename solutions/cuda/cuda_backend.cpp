@@ -187,8 +187,13 @@ void CudaBackend::flush_cache() {
       cudaMemsetAsync(flush_buffer_->data(), 0, flush_buffer_->bytes(), stream_.get()));
 }
 
-std::unique_ptr<IterationTimer> CudaBackend::make_timer() {
-  return std::make_unique<cuda::EventTimer>(stream_.get());
+std::unique_ptr<IterationTimer> CudaBackend::make_timer(TimingMode mode) {
+  if (mode == TimingMode::Immediate) return std::make_unique<cuda::EventTimer>(stream_.get());
+  if (!stream_hold_) {
+    const cuda::ScopedDevice device(ordinal_);
+    stream_hold_ = std::make_unique<cuda::StreamHold>();
+  }
+  return std::make_unique<cuda::EventTimer>(stream_.get(), stream_hold_.get());
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include "solutions/cuda/compare_outputs.hpp"
 #include "solutions/cuda/cuda_stream.hpp"
 #include "solutions/cuda/device_buffer.hpp"
+#include "solutions/cuda/stream_hold.hpp"
 #include "tuner/backend.hpp"
 
 namespace gemmtune {
@@ -39,7 +40,7 @@ class CudaBackend final : public Backend {
                                      std::int64_t elements) override;
   void synchronize() override;
   void flush_cache() override;
-  std::unique_ptr<IterationTimer> make_timer() override;
+  std::unique_ptr<IterationTimer> make_timer(TimingMode mode) override;
   // The numerical check on the device (compare_outputs.cu); nullopt for complex and fnuz types.
   std::optional<double> output_rms(const Problem& problem, const Buffer& output) override;
   std::optional<CheckResult> compare_outputs(const Problem& problem, const Buffer& reference,
@@ -58,6 +59,7 @@ class CudaBackend final : public Backend {
   cuda::Stream stream_;
   std::unique_ptr<cuda::DeviceBuffer> flush_buffer_;  // made on first flush_cache
   std::unique_ptr<cuda::DeviceBuffer> totals_;        // made on first device check
+  std::unique_ptr<cuda::StreamHold> stream_hold_;     // made on first queued timer
 };
 
 }  // namespace gemmtune

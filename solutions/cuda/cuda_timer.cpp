@@ -5,12 +5,18 @@
 
 namespace gemmtune::cuda {
 
+EventTimer::~EventTimer() {
+  // An iteration that threw leaves the stream held; what was queued behind it runs now.
+  if (hold_ != nullptr) hold_->release();
+}
+
 void EventTimer::begin_iteration() {
   if (used_ == pairs_.size()) {
     // Events belong to the device that is current when they are made: the stream's.
     const ScopedDevice device(device_of(stream_));
     pairs_.emplace_back();
   }
+  if (used_ == 0 && hold_ != nullptr) hold_->hold(stream_, kHoldTimeout);
   pairs_[used_].begin.record(stream_);
 }
 
@@ -22,8 +28,14 @@ void EventTimer::end_iteration() {
 
 std::vector<double> EventTimer::collect_ms() {
   std::vector<double> samples;
+  const bool held = hold_ != nullptr && hold_->held();
+  if (held) hold_->release();
   if (used_ == 0) return samples;
   pairs_[used_ - 1].end.synchronize();
+  if (held && hold_->timed_out()) {
+    ++held_timeouts_;
+    hold_ = nullptr;
+  }
   samples.reserve(used_);
   for (std::size_t i = 0; i < used_; ++i) samples.push_back(pairs_[i].elapsed_ms());
   used_ = 0;

@@ -286,34 +286,41 @@ TEST_P(BackendConformance, TimerGivesOneSamplePerIteration) {
   const DType d = dtypes().front();
   constexpr std::int64_t n = 1 << 16;
   auto work = backend().allocate(n * element_bytes(d));
-  auto timer = backend().make_timer();
-  for (int round = 0; round < 2; ++round) {
-    for (int i = 0; i < 5; ++i) {
-      backend().flush_cache();  // between iterations, untimed, as the profiler does
+  auto small = backend().allocate(256);
+  for (const TimingMode mode : {TimingMode::Immediate, TimingMode::Queued}) {
+    SCOPED_TRACE(std::string(to_string(mode)));
+    auto timer = backend().make_timer(mode);
+    for (int round = 0; round < 2; ++round) {
+      for (int i = 0; i < 5; ++i) {
+        backend().flush_cache();  // between iterations, untimed, as the profiler does
+        timer->begin_iteration();
+        backend().fill_bytes(*work, static_cast<unsigned char>(i));
+        timer->end_iteration();
+      }
+      // collect_ms waits for the timed work itself: no synchronize before it.
+      const std::vector<double> samples = timer->collect_ms();
+      ASSERT_EQ(samples.size(), 5u) << "round " << round;
+      for (double ms : samples) {
+        EXPECT_TRUE(std::isfinite(ms));
+        EXPECT_GT(ms, 0.0);
+      }
+    }
+    EXPECT_TRUE(timer->collect_ms().empty()) << "samples are handed out once";
+
+    // The profiler issues up to kMaxChunk iterations between two collections (kMaxQueuedChunk
+    // where they are queued).
+    const int chunk = mode == TimingMode::Queued ? kMaxQueuedChunk : kMaxChunk;
+    for (int i = 0; i < chunk; ++i) {
       timer->begin_iteration();
-      backend().fill_random(*work, d, n, static_cast<std::uint64_t>(i));
+      backend().fill_bytes(*small, static_cast<unsigned char>(i));
       timer->end_iteration();
     }
-    // collect_ms waits for the timed work itself: no synchronize before it.
-    const std::vector<double> samples = timer->collect_ms();
-    ASSERT_EQ(samples.size(), 5u) << "round " << round;
-    for (double ms : samples) {
-      EXPECT_TRUE(std::isfinite(ms));
-      EXPECT_GT(ms, 0.0);
-    }
+    const std::vector<double> many = timer->collect_ms();
+    ASSERT_EQ(many.size(), static_cast<std::size_t>(chunk));
+    for (double ms : many) EXPECT_TRUE(std::isfinite(ms) && ms >= 0) << ms;
   }
-  EXPECT_TRUE(timer->collect_ms().empty()) << "samples are handed out once";
-
-  // The profiler issues up to kMaxChunk iterations between two collections.
-  auto small = backend().allocate(256);
-  for (int i = 0; i < kMaxChunk; ++i) {
-    timer->begin_iteration();
-    backend().fill_bytes(*small, static_cast<unsigned char>(i));
-    timer->end_iteration();
-  }
-  const std::vector<double> many = timer->collect_ms();
-  ASSERT_EQ(many.size(), static_cast<std::size_t>(kMaxChunk));
-  for (double ms : many) EXPECT_TRUE(std::isfinite(ms) && ms >= 0) << ms;
+  // The work is done and the device free: nothing is left held.
+  backend().synchronize();
 }
 
 TEST_P(BackendConformance, FlushCacheLeavesBuffersIntact) {

@@ -84,7 +84,7 @@ TEST_F(CudaBackendTest, FillBytesAndCopy) {
 }
 
 TEST_F(CudaBackendTest, TimerGivesOneSamplePerIteration) {
-  auto timer = backend_->make_timer();
+  auto timer = backend_->make_timer(TimingMode::Queued);
   auto buffer = backend_->allocate(64 << 20);
   for (int round = 0; round < 2; ++round) {
     for (int i = 0; i < 5; ++i) {

@@ -270,7 +270,7 @@ double median_ms(CudaBackend& backend, Solution& s, const Problem& p, const Oper
   for (int i = 0; i < 5; ++i) {
     if (!s.run(p, o, backend.stream())) return -1;
   }
-  auto timer = backend.make_timer();
+  auto timer = backend.make_timer(TimingMode::Queued);
   for (int i = 0; i < 30; ++i) {
     timer->begin_iteration();
     s.run(p, o, backend.stream());

@@ -66,7 +66,7 @@ TEST(CpuBackend, BuffersCopyAndPoison) {
 
 TEST(CpuBackend, TimerAndFlush) {
   CpuBackend backend;
-  auto timer = backend.make_timer();
+  auto timer = backend.make_timer(TimingMode::Immediate);
   for (int i = 0; i < 3; ++i) {
     timer->begin_iteration();
     timer->end_iteration();

@@ -93,13 +93,15 @@ class FakeBackend final : public Backend {
     ++flushes;
     clock.now_ms += 1000;  // would wreck any sample that included it
   }
-  std::unique_ptr<IterationTimer> make_timer() override {
+  std::unique_ptr<IterationTimer> make_timer(TimingMode mode) override {
+    timer_modes.push_back(mode);
     return std::make_unique<FakeTimer>(clock, collects);
   }
 
   FakeClock clock;
   int flushes = 0;
   int collects = 0;
+  std::vector<TimingMode> timer_modes;  // of every timer made
   int allocations = 0;
   std::size_t allocated_bytes = 0;
 

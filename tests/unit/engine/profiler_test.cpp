@@ -18,14 +18,16 @@ using testing::FakeSolutionState;
 
 struct ProfilerFixture : ::testing::Test {
   FakeBackend backend;
-  Problem problem = Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 8, 8, 8);
+  Problem problem =
+      Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 8, 8, 8);
   std::shared_ptr<FakeSolutionState> state = std::make_shared<FakeSolutionState>();
 
-  Measurement run(PhaseCaps caps, int copies = 1, bool flush = false) {
+  Measurement run(PhaseCaps caps, int copies = 1, bool flush = false,
+                  TimingMode mode = TimingMode::Immediate) {
     RotationPlan plan;
     plan.copies = copies;
     OperandSets sets(backend, problem, plan, 0, 1, 1.0, 0.0);
-    Profiler profiler(backend, sets, flush);
+    Profiler profiler(backend, sets, flush, mode);
     FakeSolution solution(backend.clock, state);
     return profiler.run(solution, problem, caps);
   }
@@ -84,14 +86,29 @@ TEST_F(ProfilerFixture, ChunksAreSizedFromTheAverage) {
 
 TEST_F(ProfilerFixture, NextChunk) {
   EXPECT_EQ(next_chunk({100, 30}, 0, 0), 1);
-  EXPECT_EQ(next_chunk({100, 30}, 1, 0.5), 59);   // 29.5 ms left at 0.5 ms each
-  EXPECT_EQ(next_chunk({10, 30}, 1, 0.5), 9);     // iterations first
+  EXPECT_EQ(next_chunk({100, 30}, 1, 0.5), 59);  // 29.5 ms left at 0.5 ms each
+  EXPECT_EQ(next_chunk({10, 30}, 1, 0.5), 9);    // iterations first
   EXPECT_EQ(next_chunk({10, 30}, 10, 5), 0);
   EXPECT_EQ(next_chunk({100, 30}, 5, 30), 0);
   EXPECT_EQ(next_chunk({0, 0}, 1, 1), 0);
-  EXPECT_EQ(next_chunk({100, 0}, 40, 1e9), 60);   // no duration cap
-  EXPECT_EQ(next_chunk({100, 30}, 3, 0), 97);     // a timer that sees nothing: iterations decide
+  EXPECT_EQ(next_chunk({100, 0}, 40, 1e9), 60);  // no duration cap
+  EXPECT_EQ(next_chunk({100, 30}, 3, 0), 97);    // a timer that sees nothing: iterations decide
   EXPECT_EQ(next_chunk({0, 30}, 1, 1e-6), kMaxChunk);  // bounded pending samples
+}
+
+TEST_F(ProfilerFixture, QueuedChunksStayWithinTheHeldQueue) {
+  // Queued iterations wait behind a held stream: a chunk is never deeper than kMaxQueuedChunk,
+  // while immediate ones only bound the timer's pending samples.
+  constant(1e-6);
+  const int iterations = 3 * kMaxQueuedChunk;
+  Measurement m = run({iterations, 0}, 1, false, TimingMode::Queued);
+  EXPECT_EQ(m.samples_ms.size(), static_cast<std::size_t>(iterations));
+  EXPECT_EQ(backend.collects, 1 + 3);  // the first iteration alone, then three full chunks
+  backend.collects = 0;
+  m = run({iterations, 0}, 1, false, TimingMode::Immediate);
+  EXPECT_EQ(backend.collects, 2);
+  EXPECT_EQ(backend.timer_modes,
+            (std::vector<TimingMode>{TimingMode::Queued, TimingMode::Immediate}));
 }
 
 TEST_F(ProfilerFixture, FlushHappensOutsideTheTimedRegion) {

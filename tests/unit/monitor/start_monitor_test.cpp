@@ -22,7 +22,7 @@ class PropertiesOnly final : public Backend {
   std::vector<double> read_as_double(const Buffer&, DType, std::int64_t) override { return {}; }
   void synchronize() override {}
   void flush_cache() override {}
-  std::unique_ptr<IterationTimer> make_timer() override { return nullptr; }
+  std::unique_ptr<IterationTimer> make_timer(TimingMode) override { return nullptr; }
 
  private:
   DeviceProperties p_;

@@ -1,0 +1,92 @@
+// The queued timer on a real GPU: with the stream held while a chunk is issued, the host's time
+// between an iteration's begin event and its work is out of the samples; without, it is in them.
+// A hold that cannot be released (the host synchronizes inside an iteration) ends by its timeout
+// and the timer goes on unheld; a timer dropped mid-chunk releases the stream.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "solutions/cuda/cuda_backend.hpp"
+#include "solutions/cuda/cuda_device.hpp"
+#include "solutions/cuda/cuda_timer.hpp"
+
+namespace gemmtune {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto kHostGap = 300us;  // far longer than the device work of one iteration
+const double kHostGapMs = std::chrono::duration<double, std::milli>(kHostGap).count();
+
+class QueuedTimerTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    backend_ = std::make_unique<CudaBackend>(0);
+    buffer_ = backend_->allocate(1 << 20);
+  }
+  // One iteration whose host side sleeps between the begin event and the device work.
+  void slow_host_iteration(IterationTimer& timer) {
+    timer.begin_iteration();
+    std::this_thread::sleep_for(kHostGap);
+    backend_->fill_bytes(*buffer_, 1);
+    timer.end_iteration();
+  }
+  static double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+  }
+  std::unique_ptr<CudaBackend> backend_;
+  std::unique_ptr<Buffer> buffer_;
+};
+
+TEST_F(QueuedTimerTest, QueuedSamplesLeaveTheHostOut) {
+  for (const TimingMode mode : {TimingMode::Immediate, TimingMode::Queued}) {
+    auto timer = backend_->make_timer(mode);
+    for (int i = 0; i < 20; ++i) slow_host_iteration(*timer);
+    const std::vector<double> samples = timer->collect_ms();
+    ASSERT_EQ(samples.size(), 20u);
+    if (mode == TimingMode::Immediate) {
+      EXPECT_GT(median(samples), 0.8 * kHostGapMs) << "the device waited for the host";
+    } else {
+      EXPECT_LT(median(samples), 0.2 * kHostGapMs) << "the device ran the memsets back to back";
+    }
+  }
+}
+
+TEST_F(QueuedTimerTest, AHoldThatTimesOutEndsHolding) {
+  cuda::StreamHold hold;
+  const auto stream = static_cast<cudaStream_t>(backend_->stream());
+  cuda::EventTimer timer(stream, &hold);
+  const auto start = std::chrono::steady_clock::now();
+  timer.begin_iteration();
+  backend_->synchronize();  // waits for the held stream: only the timeout frees it
+  timer.end_iteration();
+  ASSERT_EQ(timer.collect_ms().size(), 1u);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, cuda::EventTimer::kHoldTimeout);
+  EXPECT_EQ(timer.held_timeouts(), 1);
+
+  // From then on iterations run as issued: the host's gap is back in the samples.
+  for (int i = 0; i < 5; ++i) slow_host_iteration(timer);
+  const std::vector<double> samples = timer.collect_ms();
+  ASSERT_EQ(samples.size(), 5u);
+  EXPECT_GT(median(samples), 0.8 * kHostGapMs);
+  EXPECT_EQ(timer.held_timeouts(), 1);
+}
+
+TEST_F(QueuedTimerTest, ADroppedTimerReleasesTheStream) {
+  {
+    auto timer = backend_->make_timer(TimingMode::Queued);
+    timer->begin_iteration();
+    backend_->fill_bytes(*buffer_, 2);
+    timer->end_iteration();
+  }  // as when a solution throws mid-chunk
+  const auto start = std::chrono::steady_clock::now();
+  backend_->synchronize();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, cuda::EventTimer::kHoldTimeout / 2);
+}
+
+}  // namespace
+}  // namespace gemmtune
