@@ -49,7 +49,8 @@ class Profiler {
 inline constexpr int kMaxChunk = 1024;
 // The most iterations queued behind a held stream (TimingMode::Queued): each is two events and a
 // launch or a few (a flush, a split-k reduction), and the driver blocks the host once a stream's
-// queue is a thousand-odd commands deep, which would hold the stream until its timeout.
+// queue is about 1020 commands deep (measured on an H200: bench/results/2026-11-22-h200-queued-
+// timing.md), which would hold the stream until its timeout.
 inline constexpr int kMaxQueuedChunk = 128;
 
 // The size of the next chunk given what has run so far, or 0 when the phase is over. Exposed for

@@ -229,11 +229,17 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     return collect();
   }
   Profiler profiler(backend_, *sets, report.rotation.flush, options_.timing.mode);
+  // Warmup runs each iteration as issued, whatever the timing mode: a library loads a kernel on
+  // its first launch (CUDA's lazy loading), which waits for the device to go idle, and behind a
+  // held stream that wait would last until the hold's timeout (0.1-2 s more per problem on an
+  // H200, where hundreds of candidates each loaded theirs).
+  Profiler warmup_profiler(backend_, *sets, report.rotation.flush, TimingMode::Immediate);
   const TimingPolicy& timing = options_.timing;
 
   // One phase of one candidate; false (and Failed) when it threw or failed.
-  auto phase = [&](Candidate& c, const PhaseCaps& caps, std::string_view name, Measurement& out) {
-    if (!guarded(c, name, [&] { out = profiler.run(*c.solution, problem, caps); })) return false;
+  auto phase = [&](Candidate& c, const PhaseCaps& caps, std::string_view name, Measurement& out,
+                   Profiler& with) {
+    if (!guarded(c, name, [&] { out = with.run(*c.solution, problem, caps); })) return false;
     if (out.status) return true;
     c.alive = false;
     c.report.disposition = Disposition::Failed;
@@ -264,8 +270,8 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     if (!c.alive) continue;
     Measurement m;
     const bool ok =
-        (!warmup_enabled(timing) || phase(c, warmup_caps(timing), "warmup", m)) &&
-        (!screening_enabled(timing) || phase(c, screening_caps(timing), "screening", m));
+        (!warmup_enabled(timing) || phase(c, warmup_caps(timing), "warmup", m, warmup_profiler)) &&
+        (!screening_enabled(timing) || phase(c, screening_caps(timing), "screening", m, profiler));
     if (!ok) {
       if (c.is_default) return reference_failed();
       finish(c);
@@ -379,7 +385,9 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   const int rounds = caps.empty() ? 1 : kMeasurementRounds;
   if (settle_enabled(timing) && !caps.empty() && survivors.size() > 1) {
     Measurement settled;  // untimed in effect: its samples are dropped
-    if (!phase(reference, settle_caps(timing), "settle", settled)) return reference_failed();
+    if (!phase(reference, settle_caps(timing), "settle", settled, profiler)) {
+      return reference_failed();
+    }
   }
   for (int round = 0; round < rounds; ++round) {
     for (std::size_t i = 0; i < survivors.size(); ++i) {
@@ -401,7 +409,7 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
         share.max_duration_ms = left / rounds_left;
       }
       Measurement m;
-      if (!phase(c, share, "measurement", m)) {
+      if (!phase(c, share, "measurement", m, profiler)) {
         if (c.is_default) return reference_failed();
         finish(c);
         continue;

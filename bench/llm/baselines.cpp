@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "bench/llm/burst_timing.hpp"
 #include "solutions/cuda/cublas_default.hpp"
 #include "solutions/cuda/cublaslt_heuristic_top.hpp"
 #include "tuner/error.hpp"
@@ -155,8 +156,9 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
                                    : entries.size() > top_end ? entries.size() - 1
                                                               : 0;
 
-  if (entries.front().timed.median_ms < options.immediate_below_ms) {
-    // The same four again, each iteration run as issued, in interleaved rounds of their own.
+  if (entries.front().timed.median_ms < options.small_below_ms) {
+    // Default, heuristic #0, the best of the top N and the winner again, in interleaved rounds
+    // of their own: each iteration run as issued (immediate), and bursts run back to back.
     std::vector<std::size_t> picked;
     for (std::size_t i : {std::size_t{0}, std::size_t{1}, best, winner_index}) {
       if (i < entries.size() && entries[i].timed.ok() &&
@@ -165,23 +167,48 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
       }
     }
     Profiler immediate(backend, sets, out.rotation.flush, TimingMode::Immediate);
-    std::vector<std::vector<double>> samples(picked.size());
+    cuda::StreamHold hold;
+    std::vector<std::vector<double>> immediate_ms(picked.size()), burst_ms(picked.size());
+    std::vector<bool> immediate_failed(picked.size()), burst_failed(picked.size());
     for (int round = 0; round < options.rounds; ++round) {
       for (std::size_t j = 0; j < picked.size(); ++j) {
         const std::size_t k = round % 2 == 0 ? j : picked.size() - 1 - j;
         Entry& e = entries[picked[k]];
-        const std::string before = e.timed.error;
-        if (auto m = run(e, options.caps, immediate)) {
-          samples[k].insert(samples[k].end(), m->samples_ms.begin(), m->samples_ms.end());
-        } else if (e.timed.error != before) {  // a diagnostic: its failure costs only itself
-          out.immediate_error = fmt::format("{}: {}", e.timed.name, e.timed.error);
-          e.timed.error = before;
-          samples[k].clear();
+        // Diagnostics: a failure costs only the diagnostic, never the entry's main time.
+        if (!immediate_failed[k]) {
+          const std::string before = e.timed.error;
+          if (auto m = run(e, options.caps, immediate)) {
+            immediate_ms[k].insert(immediate_ms[k].end(), m->samples_ms.begin(),
+                                   m->samples_ms.end());
+          } else {
+            out.immediate_error = fmt::format("{}: {}", e.timed.name, e.timed.error);
+            e.timed.error = before;
+            immediate_failed[k] = true;
+          }
+        }
+        if (!burst_failed[k]) {
+          BurstSample b;
+          try {
+            b = burst_sample(*e.solution, problem, sets, hold, backend.stream());
+          } catch (const DeviceError&) {
+            throw;
+          } catch (const std::exception& x) {
+            b.error = x.what();
+          }
+          if (b.error.empty()) {
+            burst_ms[k].push_back(b.ms_per_iteration);
+          } else {
+            out.burst_error = fmt::format("{}: {}", e.timed.name, b.error);
+            burst_failed[k] = true;
+          }
         }
       }
     }
     for (std::size_t k = 0; k < picked.size(); ++k) {
-      if (!samples[k].empty()) entries[picked[k]].timed.immediate_ms = median(samples[k]);
+      Timed& t = entries[picked[k]].timed;
+      if (!immediate_failed[k] && !immediate_ms[k].empty())
+        t.immediate_ms = median(immediate_ms[k]);
+      if (!burst_failed[k] && !burst_ms[k].empty()) t.burst_ms = median(burst_ms[k]);
     }
   }
 

@@ -9,11 +9,13 @@
 // samples of all rounds are pooled and its median taken. The noise of a comparison comes from the
 // per-round ratios of the two (paired, so common drift cancels).
 //
-// Two diagnostics ride along: for GEMMs under `immediate_below_ms`, the median time of Default,
-// heuristic #0, the best of the top N and the winner with each iteration run as issued
-// (TimingMode::Immediate: the host's launch time is in the samples where it exceeds the device's,
-// as in an eager program), in interleaved rounds of their own; and the host time of one numerical
-// check as the tuner makes it (run into the check C, read back, compare).
+// For GEMMs under `small_below_ms`, Default, heuristic #0, the best of the top N and the winner are
+// timed twice more, in interleaved rounds of their own: back to back without per-iteration events
+// (the burst time, burst_timing.hpp: what a program running its GEMMs one after another sees),
+// and with each iteration run as issued (TimingMode::Immediate: the host's launch time is in the
+// samples where it exceeds the device's, as in an eager program). A diagnostic also rides along:
+// the host time of one numerical check as the tuner makes it (run into the check C, read back,
+// compare).
 #pragma once
 
 #include <cstdint>
@@ -34,7 +36,8 @@ struct RemeasureOptions {
   PhaseCaps warmup{3, 0.0};
   int top = 8;  // the heuristic's proposals measured
   double memory_fraction = 0.5;
-  double immediate_below_ms = 0.1;  // time immediately where Default takes less than this
+  double small_below_ms = 0.2;  // burst and immediate times where Default takes less than this
+                                // (every decode problem of the set)
   std::uint64_t seed = 42;
 };
 
@@ -43,6 +46,7 @@ struct Timed {
   std::vector<double> samples_ms;     // every round's, pooled
   std::vector<double> round_medians;  // one per round
   double median_ms = 0;
+  double burst_ms = 0;      // median of the bursts' time per iteration; 0 when not taken
   double immediate_ms = 0;  // median under TimingMode::Immediate; 0 when not taken
   std::string error;        // why it has no time
 
@@ -59,6 +63,7 @@ struct Baselines {
   Timed winner;  // rebuilt from the tuner's winner name (Default's timing when Default won)
   RotationPlan rotation;
   double check_s = 0;  // host time of one numerical check of this problem's output
+  std::string burst_error;
   std::string immediate_error;
   std::string error;  // the problem could not be measured at all
 

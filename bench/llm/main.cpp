@@ -83,6 +83,11 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "samples; per-iteration CUDA events, {} timing as the tuner's; alpha 1, beta 0, random "
       "operands in [-1, 1]; noise = "
       "two standard errors of the per-round winner/other ratios (or of the pooled medians)\n"
+      "- burst and immediate times: where Default takes under {} ms (every decode problem), "
+      "Default, heuristic #0, the best of the top 8 and the winner again in {} interleaved rounds "
+      "of their own: a burst of 20 iterations queued behind a held stream between one pair of "
+      "events (burst: device time back to back, no per-iteration events), and {} it / {} ms run "
+      "as issued (immediate: the host's launch time in the samples where it is the longer)\n"
       "- top-8: the first {} proposals of cublasLtMatmulAlgoGetHeuristic (best fit, {} MiB "
       "workspace), each run as proposed; heuristic #0 is the first of them; a winner that is one "
       "of them is that entry (timed once)\n"
@@ -95,8 +100,9 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       t.max_tuning_iterations, t.max_tuning_duration_ms, to_string(t.mode),
       tuner.default_margin_sigmas, mib(2 * d.last_level_cache_bytes),
       o.remeasure.warmup.max_iterations, o.remeasure.rounds, o.remeasure.caps.max_iterations,
-      o.remeasure.caps.max_duration_ms, to_string(TimingPolicy{}.mode), o.remeasure.top,
-      tuner.search.max_workspace_bytes >> 20, o.warmup_s,
+      o.remeasure.caps.max_duration_ms, to_string(TimingPolicy{}.mode), o.remeasure.small_below_ms,
+      o.remeasure.rounds, o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms,
+      o.remeasure.top, tuner.search.max_workspace_bytes >> 20, o.warmup_s,
       o.time_budget_s > 0 ? fmt::format("{} s", o.time_budget_s) : std::string("none"));
   return h;
 }

@@ -226,6 +226,22 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
   md += fmt::format("| geomean speedup, decode ≥ {:.2f}× | {:.3f}× over {} problems | {} |\n",
                     kTargetGeomeanDecode, w_decode.geometric(), w_decode.count,
                     verdict(w_decode.count > 0 && w_decode.geometric() >= kTargetGeomeanDecode));
+  // The decode target again on burst times (burst_timing.hpp): per-iteration events add about the
+  // same device time to every solution's sample, which narrows the ratios of the smallest GEMMs.
+  Mean b_decode;
+  for (const auto& r : rows) {
+    if (!r.ok() || r.shape.gemm_class != GemmClass::Decode) continue;
+    const auto& b = r.baselines;
+    if (b.default_solution.burst_ms > 0 && b.winner.burst_ms > 0) {
+      b_decode.add(b.default_solution.burst_ms / b.winner.burst_ms);
+    }
+  }
+  md += fmt::format(
+      "| geomean speedup, decode ≥ {:.2f}×, back to back (burst time, no per-iteration events) | "
+      "{:.3f}× over {} problems | {} |\n",
+      kTargetGeomeanDecode, b_decode.geometric(), b_decode.count,
+      verdict(b_decode.count > 0 && b_decode.count == w_decode.count &&
+              b_decode.geometric() >= kTargetGeomeanDecode));
   md += fmt::format("| no problem below {:.2f}× of Default | min {:.3f}× ({}) | {} |\n",
                     kTargetMinSpeedup, any ? min_speedup : 0.0, min_label,
                     verdict(any && min_speedup >= kTargetMinSpeedup));
@@ -260,31 +276,41 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
       "{} problem(s) failed.\n",
       default_won, own_won, split_won, w_all.count - default_won - own_won - split_won, failed);
 
-  // Diagnostics: the host inside small samples, and the numerical checks inside tuning time.
-  Mean g_winner, g_top, g_h0;
-  double host_gap_us = 0;  // summed over the immediately timed problems
-  int immediate = 0;
-  for (const auto& r : rows) {
-    if (!r.ok() || r.shape.gemm_class != GemmClass::Decode) continue;
-    const auto& b = r.baselines;
-    const double d = b.default_solution.immediate_ms;
-    if (d <= 0 || b.winner.immediate_ms <= 0 || b.top_best.immediate_ms <= 0) continue;
-    ++immediate;
-    g_winner.add(d / b.winner.immediate_ms);
-    g_top.add(d / b.top_best.immediate_ms);
-    if (b.heuristic0.immediate_ms > 0) g_h0.add(d / b.heuristic0.immediate_ms);
-    host_gap_us += 1e3 * (d - b.default_solution.median_ms);
-  }
-  if (immediate > 0) {
+  // Diagnostics: the decode problems timed back to back and as issued, and the numerical checks
+  // inside tuning time.
+  struct Other {
+    const char* what;
+    double Timed::*ms;
+  };
+  for (const Other other :
+       {Other{"burst timing (20 iterations queued behind a held stream between one pair of "
+              "events, then run back to back: the device time a program running its GEMMs one "
+              "after another sees)",
+              &Timed::burst_ms},
+        Other{"immediate timing (each iteration run as soon as it is issued, so where the host "
+              "needs longer to issue a GEMM than the device to run it, as in an eager program, "
+              "the samples hold the host's time)",
+              &Timed::immediate_ms}}) {
+    Mean g_winner, g_top, g_h0;
+    double gap_us = 0;  // Default's time this way minus its queued per-iteration time, summed
+    for (const auto& r : rows) {
+      if (!r.ok() || r.shape.gemm_class != GemmClass::Decode) continue;
+      const auto& b = r.baselines;
+      const double d = b.default_solution.*other.ms;
+      if (d <= 0 || b.winner.*other.ms <= 0 || b.top_best.*other.ms <= 0) continue;
+      g_winner.add(d / b.winner.*other.ms);
+      g_top.add(d / b.top_best.*other.ms);
+      if (b.heuristic0.*other.ms > 0) g_h0.add(d / b.heuristic0.*other.ms);
+      gap_us += 1e3 * (d - b.default_solution.median_ms);
+    }
+    if (g_winner.count == 0) continue;
     md += fmt::format(
-        "\nDecode under immediate timing ({} problems; each iteration run as soon as it is "
-        "issued, so where the host needs longer to issue a GEMM than the device to run it, as in "
-        "an eager program, the samples hold the host's time; the same winners): geomean speedup "
-        "over Default {:.3f}× for the winner, {:.3f}× for the best of the top 8 (as chosen by "
-        "queued timing), {:.3f}× for heuristic #0. Default's immediate time exceeds its queued "
-        "time by {:.1f} µs on average.\n",
-        immediate, g_winner.geometric(), g_top.geometric(), g_h0.geometric(),
-        host_gap_us / immediate);
+        "\nDecode under {} ({} problems, the same winners): geomean speedup over Default {:.3f}× "
+        "for the winner, {:.3f}× for the best of the top 8 (as chosen by the queued "
+        "per-iteration times), {:.3f}× for heuristic #0. Default's time this way is {:+.1f} µs "
+        "from its queued per-iteration time on average.\n",
+        other.what, g_winner.count, g_winner.geometric(), g_top.geometric(), g_h0.geometric(),
+        gap_us / g_winner.count);
   }
   Mean check;
   for (const auto& r : rows) {

@@ -55,6 +55,24 @@ TEST_F(TunerFixture, LowestMedianWins) {
   EXPECT_GT(find(r, "Fast").tflops, 0);
 }
 
+TEST_F(TunerFixture, WarmupRunsAsIssuedAndEveryTimedPhaseAsTheModeSays) {
+  // A first launch may wait for an idle device (lazy kernel loading): warmup never holds the
+  // stream; screening, settle and measurement time as options.timing.mode says.
+  provider->add("Default", 2.0);
+  provider->add("Fast", 1.0);
+  for (const TimingMode mode : {TimingMode::Queued, TimingMode::Immediate}) {
+    backend.timer_modes.clear();
+    options.timing.mode = mode;
+    ASSERT_TRUE(tune().ok());
+    ASSERT_GE(backend.timer_modes.size(), 4u);  // 2 warmups, 2 screenings, settle, measurement
+    for (std::size_t i = 0; i < backend.timer_modes.size(); ++i) {
+      // Each candidate's warmup is right before its screening: timers 0 and 2 are warmups.
+      const TimingMode expected = i == 0 || i == 2 ? TimingMode::Immediate : mode;
+      EXPECT_EQ(backend.timer_modes[i], expected) << "timer " << i;
+    }
+  }
+}
+
 TEST_F(TunerFixture, SelectsByMedianNotMean) {
   provider->add("Default", 2.0);
   // Spiky: 1 ms but every fifth sample 100 ms — mean ~20.8 ms, median 1 ms.
