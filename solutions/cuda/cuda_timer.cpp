@@ -7,7 +7,7 @@ namespace gemmtune::cuda {
 
 EventTimer::~EventTimer() {
   // An iteration that threw leaves the stream held; what was queued behind it runs now.
-  if (hold_ != nullptr) hold_->release();
+  if (holding_) hold_->release();
 }
 
 void EventTimer::begin_iteration() {
@@ -16,7 +16,11 @@ void EventTimer::begin_iteration() {
     const ScopedDevice device(device_of(stream_));
     pairs_.emplace_back();
   }
-  if (used_ == 0 && hold_ != nullptr) hold_->hold(stream_, kHoldTimeout);
+  if (used_ == 0 && hold_ != nullptr) {
+    const ScopedDevice device(device_of(stream_));  // the spinning kernel runs on the stream's
+    hold_->hold(stream_, kHoldTimeout);
+    holding_ = true;
+  }
   pairs_[used_].begin.record(stream_);
 }
 
@@ -28,8 +32,9 @@ void EventTimer::end_iteration() {
 
 std::vector<double> EventTimer::collect_ms() {
   std::vector<double> samples;
-  const bool held = hold_ != nullptr && hold_->held();
-  if (held) hold_->release();
+  const bool held = holding_;
+  if (holding_) hold_->release();
+  holding_ = false;
   if (used_ == 0) return samples;
   pairs_[used_ - 1].end.synchronize();
   if (held && hold_->timed_out()) {

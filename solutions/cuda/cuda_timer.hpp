@@ -46,6 +46,7 @@ class EventTimer final : public IterationTimer {
   StreamHold* hold_;
   std::vector<EventPair> pairs_;
   std::size_t used_ = 0;  // pairs recorded since the last collect
+  bool holding_ = false;  // this timer holds the stream (from a chunk's first iteration)
   int held_timeouts_ = 0;
 };
 

@@ -20,7 +20,9 @@ __global__ void spin_until_released(const volatile int* flag, int* timed_out,
 
 StreamHold::StreamHold() {
   void* host = nullptr;
-  GEMMTUNE_CUDA_CHECK(cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped));
+  // Portable: a process may hold backends on several devices, each with its own hold.
+  GEMMTUNE_CUDA_CHECK(
+      cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
   host_ = static_cast<int*>(host);
   host_[0] = 1;
   host_[1] = 0;
