@@ -4,11 +4,11 @@
 // Contract: operands are allocated and filled with random values before any timing, in rotating
 // copies covering at least twice the last-level cache (TimingPolicy::rotating_buffer_mb
 // overrides the target; a cache flush before every iteration where the copies cannot cover it,
-// or when flush_cache asks). Each solution is warmed up, untimed — for `warmup_ms` of device time
-// (so that a GPU's clocks, idle while the host checked a tuning's results, come back up), then
-// for `warmup_iterations` more — then the
-// timed iterations run through the profiler — one timer pair per iteration — in interleaved
-// rounds (up to 4), each solution taking its share of `iterations` per round, the order reversed
+// or when flush_cache asks). Each solution is warmed up, untimed — one call as issued (a first
+// launch may load its kernel), then for `warmup_ms` of device time (so that a GPU's clocks, idle
+// while the host checked a tuning's results, come back up), then for `warmup_iterations` more —
+// then the timed iterations run through the profiler — one timer pair per iteration, in
+// TimingPolicy::mode — in interleaved rounds (up to 4), each solution taking its share of `iterations` per round, the order reversed
 // every other round, so that clock drift during the measurement falls on both alike; the samples
 // of all rounds are pooled. Exactly `iterations` samples result unless a solution fails, which
 // ends that solution's measurement with its status. Exceptions from a solution propagate.
