@@ -204,11 +204,12 @@ TunedSolutions load_tuned_solutions(const std::string& file, const Environment& 
 std::vector<std::string> describe_measurement(const BenchOptions& o) {
   const auto& t = o.tuner.timing;
   return {
-      fmt::format("per case and solution: a warm-up of {} ms of device time and {} "
-                  "iteration(s), untimed, then the case's iterations, one timer pair each ({} "
-                  "timing), in up to 4 rounds interleaving Default and the tuned solution (order "
-                  "reversed every other round)",
-                  o.warmup_ms, o.warmup_iterations, to_string(t.mode)),
+      fmt::format(
+          "per case and solution: one call as issued, a warm-up of {} ms of device "
+          "time and {} iteration(s), untimed, then the case's iterations, one timer pair each ({} "
+          "timing), in up to 4 rounds interleaving Default and the tuned solution (order "
+          "reversed every other round)",
+          o.warmup_ms, o.warmup_iterations, to_string(t.mode)),
       fmt::format("operands: random values in [-1, 1], rotating copies covering {}{}",
                   t.rotating_buffer_mb ? fmt::format("{} MiB", *t.rotating_buffer_mb)
                                        : std::string("twice the last-level cache"),

@@ -8,9 +8,9 @@
 // launch may load its kernel), then for `warmup_ms` of device time (so that a GPU's clocks, idle
 // while the host checked a tuning's results, come back up), then for `warmup_iterations` more —
 // then the timed iterations run through the profiler — one timer pair per iteration, in
-// TimingPolicy::mode — in interleaved rounds (up to 4), each solution taking its share of `iterations` per round, the order reversed
-// every other round, so that clock drift during the measurement falls on both alike; the samples
-// of all rounds are pooled. Exactly `iterations` samples result unless a solution fails, which
+// TimingPolicy::mode — in interleaved rounds (up to 4), each solution taking its share of
+// `iterations` per round, the order reversed every other round, so that clock drift during the
+// measurement falls on both alike; the samples of all rounds are pooled. Exactly `iterations` samples result unless a solution fails, which
 // ends that solution's measurement with its status. Exceptions from a solution propagate.
 #pragma once
 
