@@ -4,7 +4,7 @@
 //
 // One burst: the stream is held (cuda::StreamHold) while `iterations` runs on the rotating operand
 // sets are queued between one pair of events, then released. Per-iteration events, the tuner's
-// protocol, cost each sample about 1.7 µs of device time on an H200 (the event, and the launch
+// protocol, cost each sample 1.2-1.8 µs of device time on an H200 (the event, and the launch
 // latency it keeps from overlapping the previous GEMM:
 // bench/results/2026-11-22-h200-queued-timing.md), the same for every solution; for a 7 µs GEMM
 // that is a quarter of its time, and it narrows every ratio between two solutions.
