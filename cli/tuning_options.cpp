@@ -54,6 +54,12 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
       ->check(CLI::IsMember({"queued", "immediate"}))
       ->envname("GEMMTUNE_TIMING_MODE")
       ->capture_default_str();
+  cmd.add_option("--min-gain-percent", texts.min_gain_percent,
+                 "Tuning: how much faster than Default (median, %) a candidate must be to replace "
+                 "it, beyond the measured noise (0 = any gain beyond the noise)")
+      ->envname("GEMMTUNE_MIN_GAIN_PERCENT")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
   cmd.add_option("--numerical-check", texts.numerical_check,
                  "Tuning: check candidates against Default: on, off, or ATOL_RTOL")
       ->envname("GEMMTUNE_NUMERICAL_CHECK")
@@ -82,6 +88,7 @@ void apply_tuning_options(const TuningOptionTexts& texts, TunerOptions& tuner) {
       texts.search == "exhaustive" ? SearchSpace::Exhaustive : SearchSpace::Heuristic;
   tuner.search.max_workspace_bytes = static_cast<std::size_t>(texts.workspace_mb * 1024.0 * 1024.0);
   if (texts.rotating_buffer_mb >= 0) tuner.timing.rotating_buffer_mb = texts.rotating_buffer_mb;
+  tuner.min_gain = texts.min_gain_percent / 100.0;
   if (const auto mode = parse_timing_mode(texts.timing_mode)) {
     tuner.timing.mode = *mode;
   } else {

@@ -1,8 +1,8 @@
 // The tuning knobs on the command line of the subcommands that tune problems (gemmtune tune,
 // gemmtune bench): PyTorch TunableOp's timing caps, rotation, screening finalists, timing mode,
-// numerical check, search space, providers, workspace and seed, each with the option name and
-// GEMMTUNE_* variable `gemmtune tune` gives it, so that a knob means the same everywhere
-// (docs/options.md).
+// the minimum gain over Default, numerical check, search space, providers, workspace and seed,
+// each with the option name and GEMMTUNE_* variable `gemmtune tune` gives it, so that a knob
+// means the same everywhere (docs/options.md).
 //
 // Contract: add_tuning_options() registers the options, writing straight into `tuner` where the
 // types agree and into `texts` where a value must be parsed; apply_tuning_options() then
@@ -23,6 +23,7 @@ struct TuningOptionTexts {
   double rotating_buffer_mb = -1;  // < 0: the default (2x last-level cache)
   double workspace_mb = 32;
   std::string timing_mode = "queued";
+  double min_gain_percent = 1.5;  // TunerOptions::min_gain, in percent
 };
 
 void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& texts);

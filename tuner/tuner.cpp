@@ -445,6 +445,9 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   // 0.7% ahead in the tuner's rounds that the benchmark then found 2.7% behind
   // (bench/results/2026-11-21-h200-run7.md, #68).
   const auto beats = [&](const Candidate& c) {
+    if (c.report.stats.median_ms > (1.0 - options_.min_gain) * reference.report.stats.median_ms) {
+      return false;
+    }
     const double margin = options_.default_margin_sigmas;
     return beats_default(c.samples, reference.samples, margin) ||
            (c.round_medians.size() == reference.round_medians.size() &&
@@ -453,6 +456,15 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   };
   if (fastest != nullptr && beats(*fastest)) {
     winner = fastest;
+  } else if (fastest != nullptr && reference.report.stats.median_ms > 0 &&
+             fastest->report.stats.median_ms < reference.report.stats.median_ms) {
+    // Why the fastest did not replace Default, for whoever reads the measurements.
+    const double gain = 1.0 - fastest->report.stats.median_ms / reference.report.stats.median_ms;
+    fastest->report.reason =
+        gain < options_.min_gain
+            ? fmt::format("median {:.2f}% below Default's, less than the minimum gain of {:.2f}%",
+                          100 * gain, 100 * options_.min_gain)
+            : fmt::format("median {:.2f}% below Default's, within the noise", 100 * gain);
   }
   winner->report.disposition = Disposition::Winner;
   report.winner = winner->report.solution;

@@ -6,11 +6,11 @@
 //   the survivors under the caps → pick the lowest median.
 //
 // Default is required (it is the numerical reference and the baseline), is never screened out and
-// is always measured. A candidate beats Default only when its median is lower by more than the
-// measured noise (default_margin_sigmas standard errors of the difference of the two medians, see
-// beats_default, or of the mean per-round log ratio, see beats_default_paired); otherwise Default
-// wins. So a winner is never slower than Default, and two runs on one machine agree up to
-// candidates whose times agree within noise.
+// is always measured. A candidate beats Default only when its median is lower by at least
+// min_gain and by more than the measured noise (default_margin_sigmas standard errors of the
+// difference of the two medians, see beats_default, or of the mean per-round log ratio, see
+// beats_default_paired); otherwise Default wins. So a winner is never slower than Default, and two
+// runs on one machine agree up to candidates whose times agree within noise.
 //
 // Every candidate ends with a Disposition, a reason where it did not compete, and the statistics
 // of the last phase it ran. Expected failures (unsupported, throwing or failing or wrong
@@ -49,6 +49,13 @@ struct TunerOptions {
   // How many standard errors of the median difference (or of the paired per-round log ratio) a
   // candidate must beat Default by; 0 picks the lowest median outright.
   double default_margin_sigmas = 2.0;
+  // The least fraction by which a candidate's median must undercut Default's to replace it. The
+  // noise within one tuning is not all there is: on an H200, clock and power states move a GEMM's
+  // time by 1-3% between a tuning and a later measurement, and candidates the tuner had measured
+  // less than 1.5% ahead of Default were 0.2% ahead on average when measured again, and up to 3.8%
+  // behind (32 verdicts over four runs of the LLM benchmark: bench/results/2026-11-22-h200-min-
+  // gain.md). 0 lets any gain beyond the noise through.
+  double min_gain = 0.015;
   // Fraction of Backend::available_memory_bytes() the rotating operand sets may take.
   double memory_fraction = 0.5;
 };

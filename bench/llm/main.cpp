@@ -76,7 +76,7 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "heuristic search "
       "space, workspace {} MiB, warmup {} it, screening {} it / {} ms, keep factor {}, {} "
       "finalists, settle {} ms, measurement {} it / {} ms, {} timing, numerical check against "
-      "Default, winner must beat Default by {} standard errors\n"
+      "Default, winner must beat Default by {} standard errors and by at least {}%\n"
       "- re-measurement: one operand set rotation per problem (≥ 2×L2 = {:.0f} MiB, as the tuner "
       "plans it) and one profiler for all solutions; warmup {} it each, then {} interleaved rounds "
       "(order reversed every other round) of {} it / {} ms per solution; medians of the pooled "
@@ -98,7 +98,7 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       tuner.search.max_workspace_bytes >> 20, t.max_warmup_iterations, t.screening_iterations,
       t.screening_duration_ms, t.screening_keep_factor, t.max_finalists, t.settle_duration_ms,
       t.max_tuning_iterations, t.max_tuning_duration_ms, to_string(t.mode),
-      tuner.default_margin_sigmas, mib(2 * d.last_level_cache_bytes),
+      tuner.default_margin_sigmas, 100 * tuner.min_gain, mib(2 * d.last_level_cache_bytes),
       o.remeasure.warmup.max_iterations, o.remeasure.rounds, o.remeasure.caps.max_iterations,
       o.remeasure.caps.max_duration_ms, to_string(TimingPolicy{}.mode), o.remeasure.small_below_ms,
       o.remeasure.rounds, o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms,

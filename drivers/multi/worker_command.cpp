@@ -51,6 +51,7 @@ std::vector<std::string> worker_arguments(const std::string& executable, const T
   }
   if (t.flush_cache) args.emplace_back("--flush-cache");
   args.insert(args.end(), {"--timing-mode", std::string(to_string(t.mode))});
+  args.insert(args.end(), {"--min-gain-percent", fmt::format("{}", 100 * tuner.min_gain)});
   if (!tuner.search.providers.empty()) {
     args.insert(args.end(),
                 {"--providers", fmt::format("{}", fmt::join(tuner.search.providers, ","))});

@@ -98,7 +98,26 @@ TEST_F(TunerFixture, DefaultWinsWithinNoise) {
   provider->add("Slightly", 0.99);
   EXPECT_EQ(tune().winner, "Default");
   options.default_margin_sigmas = 0;  // lowest median outright
+  options.min_gain = 0;
   EXPECT_EQ(tune().winner, "Slightly");
+}
+
+TEST_F(TunerFixture, AGainBelowTheMinimumLeavesDefault) {
+  // Noise-free samples: 1% faster is beyond the noise, but under the default 1.5% minimum.
+  provider->add("Default", 1.0);
+  provider->add("OnePercent", 0.99);
+  TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Default");
+  EXPECT_EQ(find(r, "OnePercent").disposition, Disposition::Slower);
+  EXPECT_NE(find(r, "OnePercent").reason.find("less than the minimum gain of 1.50%"),
+            std::string::npos)
+      << find(r, "OnePercent").reason;
+  options.min_gain = 0.005;
+  EXPECT_EQ(tune().winner, "OnePercent");
+  provider->add("TwoPercent", 0.98);
+  options.min_gain = 0.015;
+  EXPECT_EQ(tune().winner, "TwoPercent");
 }
 
 TEST_F(TunerFixture, FaultySolutionNeverWins) {

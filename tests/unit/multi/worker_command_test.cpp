@@ -26,6 +26,7 @@ TEST(WorkerCommand, PassesEveryTuningOption) {
   o.tuner.timing.rotating_buffer_mb = 0.5;
   o.tuner.timing.flush_cache = true;
   o.tuner.timing.mode = TimingMode::Immediate;
+  o.tuner.min_gain = 0.025;
   o.tuner.check = parse_numerical_check("1e-05_0.001");
   o.tuner.search.space = SearchSpace::Exhaustive;
   o.tuner.search.max_workspace_bytes = 3u << 19;  // 1.5 MiB
@@ -45,6 +46,7 @@ TEST(WorkerCommand, PassesEveryTuningOption) {
   EXPECT_EQ(value_after(args, "--rotating-buffer-mb"), "0.5");
   EXPECT_NE(std::find(args.begin(), args.end(), "--flush-cache"), args.end());
   EXPECT_EQ(value_after(args, "--timing-mode"), "immediate");
+  EXPECT_EQ(value_after(args, "--min-gain-percent"), "2.5");
   EXPECT_EQ(value_after(args, "--numerical-check"), "1e-05_0.001");
   EXPECT_EQ(value_after(args, "--search"), "exhaustive");
   EXPECT_EQ(value_after(args, "--workspace-mb"), "1.5");
