@@ -107,21 +107,27 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
   OperandSets sets(backend, problem, out.rotation, workspace, options.seed, 1.0, 0.0);
   Profiler profiler(backend, sets, out.rotation.flush, TimingPolicy{}.mode);
 
-  auto run = [&](Entry& e, const PhaseCaps& caps, Profiler& with) -> std::optional<Measurement> {
-    if (!e.timed.error.empty()) return std::nullopt;
+  // One phase of one entry; on failure, nullopt and why in `error`.
+  auto try_run = [&](Entry& e, const PhaseCaps& caps, Profiler& with,
+                     std::string& error) -> std::optional<Measurement> {
     try {
       Measurement m = with.run(*e.solution, problem, caps);
       if (!m.status) {
-        e.timed.error = m.status.error;
+        error = m.status.error;
         return std::nullopt;
       }
       return m;
     } catch (const DeviceError&) {
       throw;
     } catch (const std::exception& x) {
-      e.timed.error = x.what();
+      error = x.what();
       return std::nullopt;
     }
+  };
+  // The same for the entry's main time: a failure is the entry's, and ends its measurement.
+  auto run = [&](Entry& e, const PhaseCaps& caps, Profiler& with) -> std::optional<Measurement> {
+    if (!e.timed.error.empty()) return std::nullopt;
+    return try_run(e, caps, with, e.timed.error);
   };
   for (auto& e : entries) run(e, options.warmup, profiler);
   for (int round = 0; round < options.rounds; ++round) {
@@ -176,13 +182,12 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
         Entry& e = entries[picked[k]];
         // Diagnostics: a failure costs only the diagnostic, never the entry's main time.
         if (!immediate_failed[k]) {
-          const std::string before = e.timed.error;
-          if (auto m = run(e, options.caps, immediate)) {
+          std::string why;
+          if (auto m = try_run(e, options.caps, immediate, why)) {
             immediate_ms[k].insert(immediate_ms[k].end(), m->samples_ms.begin(),
                                    m->samples_ms.end());
           } else {
-            out.immediate_error = fmt::format("{}: {}", e.timed.name, e.timed.error);
-            e.timed.error = before;
+            out.immediate_error = fmt::format("{}: {}", e.timed.name, why);
             immediate_failed[k] = true;
           }
         }

@@ -27,7 +27,6 @@ class StreamHold {
   // Enqueues the spinning kernel on `stream`; clears the timeout mark of an earlier hold.
   void hold(cudaStream_t stream, std::chrono::milliseconds timeout);
   void release() noexcept;
-  bool held() const { return stream_ != nullptr; }
   // Whether the last hold ended by its timeout rather than by release(); read it only after the
   // stream has been synchronized.
   bool timed_out() const;
@@ -35,7 +34,7 @@ class StreamHold {
  private:
   int* host_ = nullptr;            // [0] the release flag, [1] the timeout mark: mapped, pinned
   int* device_ = nullptr;          // the same two ints as the device sees them
-  cudaStream_t stream_ = nullptr;  // the held stream, until release()
+  cudaStream_t stream_ = nullptr;  // the held stream until release(): the destructor waits for it
 };
 
 }  // namespace gemmtune::cuda
