@@ -14,6 +14,7 @@
 #include "tuner/error.hpp"
 #include "tuner/numerical_check.hpp"
 #include "tuner/operand_sets.hpp"
+#include "tuner/output_checker.hpp"
 #include "tuner/profiler.hpp"
 #include "tuner/statistics.hpp"
 
@@ -217,20 +218,20 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
     }
   }
 
-  {  // One numerical check as the tuner makes it: Default into the check C, read back, compare.
+  {  // One numerical check as the tuner makes it (OutputChecker: on the device where the backend
+     // compares there): Default as the reference, then Default again as a candidate, timed.
     using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now();
+    Solution& reference = *entries.front().solution;
     sets.reset_check_output();
-    const RunStatus status =
-        entries.front().solution->run(problem, sets.check_operands(), backend.stream());
-    if (status) {
-      const std::vector<double> c = sets.read_check_output();
-      const auto read = Clock::now();
-      const Tolerance tolerance = tolerance_for(problem, NumericalCheckOptions{}, c);
-      const auto compare_start = Clock::now();
-      compare_outputs(problem, c, c, tolerance);
-      const auto end = Clock::now();
-      out.check_s = std::chrono::duration<double>((read - start) + (end - compare_start)).count();
+    if (reference.run(problem, sets.check_operands(), backend.stream())) {
+      OutputChecker checker(backend, sets, problem, NumericalCheckOptions{});
+      checker.take_reference();
+      const auto start = Clock::now();
+      sets.reset_check_output();
+      if (reference.run(problem, sets.check_operands(), backend.stream())) {
+        checker.check_candidate();
+        out.check_s = std::chrono::duration<double>(Clock::now() - start).count();
+      }
     }
   }
 

@@ -14,8 +14,8 @@
 // (the burst time, burst_timing.hpp: what a program running its GEMMs one after another sees),
 // and with each iteration run as issued (TimingMode::Immediate: the host's launch time is in the
 // samples where it exceeds the device's, as in an eager program). A diagnostic also rides along:
-// the host time of one numerical check as the tuner makes it (run into the check C, read back,
-// compare).
+// the host time of one numerical check as the tuner makes it (run into the check C, compare with
+// Default's output; on the device where the backend compares there, as CUDA's does).
 #pragma once
 
 #include <cstdint>

@@ -318,9 +318,9 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
   }
   if (check.count > 0) {
     md += fmt::format(
-        "\nNumerical checks: one check (run into the check C, copy to the host, compare) × the "
-        "checks the tuner made comes to {:.2f} s per problem on average, of the {:.2f} s mean "
-        "tuning time.\n",
+        "\nNumerical checks: one check (a run into the check C, compared with Default's output on "
+        "the device) × the checks the tuner made comes to {:.2f} s per problem on average, of the "
+        "{:.2f} s mean tuning time.\n",
         check.arithmetic(), tuning.arithmetic());
   }
   if (!not_run.empty()) {
