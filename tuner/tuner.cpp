@@ -424,8 +424,6 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     c->report.tflops = tflops_at(problem, c->report.stats.median_ms);
     c->report.disposition = Disposition::Slower;
     c->report.reason.clear();
-    ++done;
-    if (progress) progress(c->report, done, total);
   }
 
   // Selection: the lowest median, if it beats Default beyond the noise of either test; else
@@ -467,6 +465,13 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
             : fmt::format("median {:.2f}% below Default's, within the noise", 100 * gain);
   }
   winner->report.disposition = Disposition::Winner;
+  // The measured candidates are reported once the selection is made, so that each comes with its
+  // final disposition (the winner as Winner, the fastest loser with its reason).
+  for (Candidate* c : survivors) {
+    if (!c->alive) continue;
+    ++done;
+    if (progress) progress(c->report, done, total);
+  }
   report.winner = winner->report.solution;
   report.winner_stats = winner->report.stats;
   report.default_stats = reference.report.stats;

@@ -78,8 +78,8 @@ struct TuningReport {
   double speedup_over_default() const;
 };
 
-// Called as each candidate's disposition becomes known. Measured candidates are reported as
-// Slower when their measurement ends; the final Winner is in the TuningReport.
+// Called as each candidate's disposition becomes known: the measured ones (Default included) once
+// the winner is chosen, as Winner or Slower.
 using TuningProgress = std::function<void(const CandidateReport&, int done, int total)>;
 
 class Tuner {

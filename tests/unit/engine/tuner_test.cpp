@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "fake_backend.hpp"
 
@@ -366,6 +368,36 @@ TEST_F(TunerFixture, ProgressReportsEveryCandidate) {
   });
   EXPECT_EQ(total, 4);
   EXPECT_EQ(done, (std::vector<int>{1, 2, 3, 4}));
+}
+
+TEST_F(TunerFixture, ProgressGivesMeasuredCandidatesTheirFinalDisposition) {
+  // `gemmtune tune -v` prints what progress reports: the winner must not read "slower".
+  provider->add("Default", 2.0);
+  provider->add("Fast", 1.0);
+  provider->add("Medium", 1.5);
+  std::map<std::string, CandidateReport> seen;
+  const TuningReport r =
+      Tuner(backend, registry, options).tune(problem, [&](const CandidateReport& c, int, int) {
+        seen[c.solution] = c;
+      });
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen["Fast"].disposition, Disposition::Winner);
+  EXPECT_EQ(seen["Medium"].disposition, Disposition::Slower);
+  EXPECT_EQ(seen["Default"].disposition, Disposition::Slower);
+  EXPECT_DOUBLE_EQ(seen["Fast"].stats.median_ms, 1.0);
+
+  // Default kept: the fastest candidate's report says why.
+  options.min_gain = 0.6;
+  seen.clear();
+  const TuningReport kept =
+      Tuner(backend, registry, options).tune(problem, [&](const CandidateReport& c, int, int) {
+        seen[c.solution] = c;
+      });
+  ASSERT_TRUE(kept.ok()) << kept.error;
+  EXPECT_EQ(seen["Default"].disposition, Disposition::Winner);
+  EXPECT_EQ(seen["Fast"].disposition, Disposition::Slower);
+  EXPECT_NE(seen["Fast"].reason.find("minimum gain"), std::string::npos) << seen["Fast"].reason;
 }
 
 TEST_F(TunerFixture, RotationFollowsTheCacheByDefault) {
