@@ -36,9 +36,10 @@ Measurement Profiler::run(Solution& solution, const Problem& problem, const Phas
   void* stream = backend_.stream();
   const int max_chunk = mode_ == TimingMode::Queued ? kMaxQueuedChunk : kMaxChunk;
   double elapsed_ms = 0;
-  for (int chunk = std::min(next_chunk(caps, 0, 0), max_chunk); chunk > 0;
-       chunk = std::min(next_chunk(caps, static_cast<int>(m.samples_ms.size()), elapsed_ms),
-                        max_chunk)) {
+  const auto next = [&] {
+    return std::min(next_chunk(caps, static_cast<int>(m.samples_ms.size()), elapsed_ms), max_chunk);
+  };
+  for (int chunk = next(); chunk > 0; chunk = next()) {
     for (int i = 0; i < chunk && m.status; ++i) {
       const Operands operands = operands_.next();
       if (flush_) backend_.flush_cache();
