@@ -3,27 +3,12 @@
 // contract and api/lookup_table.hpp for the hot path.
 #include "api/context_impl.hpp"
 
+#include "tuner/unrunnable_solution.hpp"
+
 namespace gemmtune {
 using namespace context_flags;
 
 namespace {
-
-// What an entry resolves to when not even Default can run its problem here: every run fails with
-// the reason, so the hot path never meets a null solution.
-class UnrunnableSolution final : public Solution {
- public:
-  UnrunnableSolution(std::string name, std::string reason)
-      : name_(std::move(name)), reason_(std::move(reason)) {}
-  const std::string& name() const override { return name_; }
-  Support supports(const Problem&) const override { return Support::no(reason_); }
-  RunStatus run(const Problem&, const Operands&, void*) override {
-    return RunStatus::failure(reason_);
-  }
-
- private:
-  std::string name_;
-  std::string reason_;
-};
 
 std::string signature(const Problem& p) {
   return fmt::format("{},{}", p.op_signature(), p.params_signature());
@@ -151,6 +136,8 @@ const api::Resolved& Context::Impl::resolve(api::Entry& e, bool default_only) {
     log(rs.warning);
   }
   if (rs.solution == nullptr) {
+    // Not even Default can run the problem here: every run fails with the reason, so the hot path
+    // never meets a null solution.
     rs.solution = std::make_unique<UnrunnableSolution>(
         std::string(name), rs.warning.empty() ? "no solution can run this problem here"
                                               : rs.warning);

@@ -1,5 +1,7 @@
 #include "cli/command_line.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <fstream>
 #include <iterator>
 
@@ -34,6 +36,18 @@ std::string command_line_as_typed() {
     out += shell_quoted(arg);
     if (end == std::string::npos) break;
     start = end + 1;
+  }
+  return out;
+}
+
+std::string command_line_of(const CLI::App& cmd) {
+  if (std::string typed = command_line_as_typed(); !typed.empty()) return typed;
+  std::string out = "gemmtune " + cmd.get_name();
+  for (const CLI::Option* opt : cmd.get_options()) {
+    if (opt->count() == 0) continue;
+    // Positionals have no long name and are written as they came.
+    if (!opt->get_lnames().empty()) out += " --" + opt->get_lnames().front();
+    for (const auto& value : opt->results()) out += " " + shell_quoted(value);
   }
   return out;
 }

@@ -4,6 +4,10 @@
 
 #include <string>
 
+namespace CLI {
+class App;
+}
+
 namespace gemmtune::cli {
 
 // `arg` as a shell word: unchanged when it holds only safe characters, else in single quotes.
@@ -11,5 +15,9 @@ std::string shell_quoted(const std::string& arg);
 
 // This process's arguments, shell-quoted and joined; empty where /proc/self/cmdline is missing.
 std::string command_line_as_typed();
+
+// What a run records as its command line: command_line_as_typed(), or where /proc/self/cmdline is
+// unavailable, "gemmtune <subcommand>" rebuilt from the options `cmd` parsed.
+std::string command_line_of(const CLI::App& cmd);
 
 }  // namespace gemmtune::cli

@@ -117,19 +117,6 @@ class MamfConsole final : public MamfObserver {
   std::ofstream file_;
 };
 
-// The command line as typed (like mamf-finder's sys.argv); where /proc/self/cmdline is
-// unavailable, rebuilt from the parsed options.
-std::string command_line_of(const CLI::App& cmd) {
-  if (std::string typed = command_line_as_typed(); !typed.empty()) return typed;
-  std::string out = "gemmtune mamf";
-  for (const CLI::Option* opt : cmd.get_options()) {
-    if (opt->count() == 0 || opt->get_lnames().empty()) continue;
-    out += " --" + opt->get_lnames().front();
-    for (const auto& value : opt->results()) out += " " + shell_quoted(value);
-  }
-  return out;
-}
-
 void run_mamf_command(MamfCliOptions& cli, const std::string& command_line) {
   MamfOptions& o = cli.run;
   const auto dtype = dtype_from_cli_name(cli.dtype);

@@ -14,6 +14,7 @@
 #include <numeric>
 
 #include "cli/app.hpp"
+#include "cli/command_line.hpp"
 #include "cli/config_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/text_table.hpp"
@@ -310,8 +311,7 @@ void setup_tune(CLI::App& app) {
   hooks.verbose = [cli] { return cli->run.verbose; };
   attach_config(*cmd, "tune", cli->config, hooks);
   cmd->callback([cli, cmd] {
-    cli->command_line = "gemmtune tune";
-    for (const auto& arg : cmd->remaining(true)) cli->command_line += " " + arg;
+    cli->command_line = command_line_of(*cmd);
     run_tune_command(*cli);
   });
 }

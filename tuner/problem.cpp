@@ -130,6 +130,13 @@ std::optional<std::string> Problem::invalid_reason() const {
     }
   }
   if (stride_a < 0 || stride_b < 0 || stride_c < 0) return std::string("strides must be >= 0");
+  // A and B may be shared by the batch (stride 0, or overlapping); the C matrices are written, and
+  // where they overlap every solution races with itself and no result can be checked.
+  if (batch > 1 && stride_c != 0 && stride_c < blas_ldc() * (n - 1) + m) {
+    return fmt::format(
+        "stride_c={} makes the batch's C matrices overlap: each spans ldc·(n-1)+m = {} elements",
+        stride_c, blas_ldc() * (n - 1) + m);
+  }
   if (a_elements() < 0 || b_elements() < 0 || c_elements() < 0) {
     return std::string("operand sizes overflow 64-bit element counts");
   }

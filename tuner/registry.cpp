@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "tuner/error.hpp"
+#include "tuner/unrunnable_solution.hpp"
 
 namespace gemmtune {
 
@@ -41,10 +42,19 @@ std::vector<std::unique_ptr<Solution>> Registry::enumerate(std::string_view back
                                                            const SearchOptions& options) const {
   std::vector<std::unique_ptr<Solution>> out;
   for (const auto& provider : providers_for(backend)) {
-    if (options.searches(provider->name())) {
-      for (auto& s : provider->enumerate(problem, options)) out.push_back(std::move(s));
-    } else if (auto reference = provider->from_name(problem, kDefaultSolutionName)) {
-      out.push_back(std::move(reference));
+    try {
+      if (options.searches(provider->name())) {
+        for (auto& s : provider->enumerate(problem, options)) out.push_back(std::move(s));
+      } else if (auto reference = provider->from_name(problem, kDefaultSolutionName)) {
+        out.push_back(std::move(reference));
+      }
+    } catch (const DeviceError&) {
+      throw;  // the device is gone: no other provider can do better
+    } catch (const std::exception& e) {
+      // One provider's failure (a library call that errs on this problem) must not end the sweep
+      // of the others; the stand-in carries the error into the report as unsupported.
+      out.push_back(std::make_unique<UnrunnableSolution>(
+          fmt::format("{} (enumeration failed)", provider->name()), e.what()));
     }
   }
   return out;

@@ -19,7 +19,9 @@ class Registry {
   // The providers whose solutions run on `backend`, in registration order.
   std::vector<std::shared_ptr<SolutionProvider>> providers_for(std::string_view backend) const;
 
-  // Every solution of every provider for `backend`, enumerated for the problem.
+  // Every solution of every provider for `backend`, enumerated for the problem. A provider whose
+  // enumeration throws (other than DeviceError) is represented by an UnrunnableSolution named
+  // "<provider> (enumeration failed)" that carries the error; the others' candidates stay.
   std::vector<std::unique_ptr<Solution>> enumerate(std::string_view backend, const Problem& problem,
                                                    const SearchOptions& options) const;
   // Throws InputError naming the first of `names` that no provider of `backend` has, with the

@@ -94,7 +94,9 @@ std::vector<cublasLtMatmulHeuristicResult_t> LtMatmul::heuristic(const Heuristic
     if (why != nullptr) *why = call_failed_message("cublasLtMatmulAlgoGetHeuristic", status);
     return {};
   }
-  GEMMTUNE_CUBLAS_CHECK(status);
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    throw_cublas_error(__FILE__, __LINE__, "cublasLtMatmulAlgoGetHeuristic", status);
+  }
   results.resize(static_cast<std::size_t>(std::max(returned, 0)));
   std::erase_if(results, [](const auto& r) { return r.state != CUBLAS_STATUS_SUCCESS; });
   if (results.empty() && why != nullptr) {

@@ -224,8 +224,12 @@ cuda::CompareTotals CudaBackend::run_totals(
   host.worst_element = ~0ull;
   GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(totals, &host, sizeof host, cudaMemcpyHostToDevice,
                                       stream_.get()));
-  GEMMTUNE_CUDA_CHECK(launch(totals));
-  if (second) GEMMTUNE_CUDA_CHECK(second(totals));
+  if (const cudaError_t e = launch(totals); e != cudaSuccess) {
+    cuda::throw_cuda_error(__FILE__, __LINE__, "the device check's kernel launch", e);
+  }
+  if (const cudaError_t e = second ? second(totals) : cudaSuccess; e != cudaSuccess) {
+    cuda::throw_cuda_error(__FILE__, __LINE__, "the device check's second kernel launch", e);
+  }
   GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(&host, totals, sizeof host, cudaMemcpyDeviceToHost,
                                       stream_.get()));
   synchronize();

@@ -98,9 +98,6 @@ class SkinnySolution final : public Solution {
         config_(config),
         name_(skinny_solution_name(config)),
         why_not_(skinny_unsupported_reason(problem, config)) {
-    if (!why_not_ && !compiled(config)) {
-      why_not_ = fmt::format("{} is not a compiled configuration", name_);
-    }
     if (!why_not_) why_not_ = skinny_device_unsupported_reason(config);
   }
 
@@ -189,6 +186,11 @@ std::optional<SkinnyKernelConfig> parse_skinny_solution_name(std::string_view na
 
 std::optional<std::string> skinny_unsupported_reason(const Problem& p,
                                                      const SkinnyKernelConfig& config) {
+  // First: the sizes below are computed from the configuration's numbers, which a name read from
+  // a results file can make as large as it likes.
+  if (!compiled(config)) {
+    return fmt::format("{} is not a compiled configuration", skinny_solution_name(config));
+  }
   const bool tensor_cores = !std::holds_alternative<SkinnyConfig>(config);
   if (p.op != OpKind::Gemm && p.op != OpKind::GemmStridedBatched) {
     return std::string("the skinny kernels run Gemm and GemmStridedBatched only");
@@ -223,8 +225,10 @@ std::optional<std::string> skinny_unsupported_reason(const Problem& p,
     }
   }
   if (p.batch > kSkinnyMaxBatch) return fmt::format("batch = {} > {}", p.batch, kSkinnyMaxBatch);
-  constexpr auto kMaxInt = std::numeric_limits<int>::max();
-  if (p.m > kMaxInt || p.k > kMaxInt) return std::string("m or k exceeds 2^31 - 1");
+  // The kernels count rows and k in 32-bit ints and step past the end by up to a few thousand
+  // (a block's stride, a chunk rounded up): 2^30 leaves that headroom.
+  constexpr std::int64_t kMaxExtent = std::int64_t{1} << 30;
+  if (p.m > kMaxExtent || p.k > kMaxExtent) return std::string("m or k exceeds 2^30");
   return std::nullopt;
 }
 

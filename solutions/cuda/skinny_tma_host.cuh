@@ -27,6 +27,7 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
     if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000,
                                          cudaEnableDefault, &found) != cudaSuccess ||
         found != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();  // not sticky; left set, it would fail the next launch's check
       function = nullptr;
     }
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);

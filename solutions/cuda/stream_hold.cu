@@ -30,7 +30,7 @@ StreamHold::StreamHold() {
   const cudaError_t mapped = cudaHostGetDevicePointer(&device, host, 0);
   if (mapped != cudaSuccess) {
     GEMMTUNE_CUDA_CHECK_NOEXCEPT(cudaFreeHost(host));
-    GEMMTUNE_CUDA_CHECK(mapped);
+    throw_cuda_error(__FILE__, __LINE__, "cudaHostGetDevicePointer", mapped);
   }
   device_ = static_cast<int*>(device);
 }
@@ -54,7 +54,7 @@ void StreamHold::hold(cudaStream_t stream, std::chrono::milliseconds timeout) {
   const cudaError_t launched = cudaGetLastError();
   if (launched != cudaSuccess) {
     static_cast<volatile int*>(host_)[0] = 1;
-    GEMMTUNE_CUDA_CHECK(launched);
+    throw_cuda_error(__FILE__, __LINE__, "spin_until_released<<<1, 1>>>", launched);
   }
   stream_ = stream;
 }

@@ -23,6 +23,12 @@ grep -qE '^max_tuning_iterations = 100 +# configs/default\.toml$' "$work/tune_op
 grep -qE '^seed = 7 +# command line$' "$work/tune_options.txt" || fail "tune: command-line key"
 grep -q '^\[device\]$' "$work/tune_options.txt" || fail "tune: [device]"
 grep -q '^\[mamf\]$' "$work/tune_options.txt" && fail "tune: records [mamf]"
+# The command line as typed, so that the run can be repeated from the database.
+command_line=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT command_line FROM runs").fetchone()[0])' "$work/tune.db")
+case "$command_line" in
+  *" tune --problem GemmTunableOp_float_NN,nn_32_32_32_ld_32_32_32 -o "*"--seed 7") ;;
+  *) fail "tune: runs.command_line is '$command_line'" ;;
+esac
 
 "$gemmtune" mamf --backend cpu --dtype float32 --m 64 --n 48 --k 40 --num_iterations 3 \
   --num_warmup_iterations 1 --max-warmup-seconds 0 --device-config h100_sxm --db "$work/mamf.db" \

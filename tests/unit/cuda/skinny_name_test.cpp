@@ -101,6 +101,19 @@ TEST(SkinnyName, SupportsOnlyWhatTheKernelsRun) {
   EXPECT_EQ(skinny_wgmma_b_rows(1), 16);
   EXPECT_EQ(skinny_wgmma_b_rows(17), 32);
   EXPECT_EQ(skinny_wgmma_b_rows(33), 64);
+  // A name from a file may carry any numbers: one that is not compiled in says so (its sizes,
+  // which such numbers would overflow, are never computed).
+  const auto huge = parse_skinny_solution_name(
+      "Gemmtune_SkinnyBulk_mtiles_100000_warps_4_kboxes_100000_stages_100000");
+  ASSERT_TRUE(huge.has_value());
+  const auto huge_why =
+      skinny_unsupported_reason(p(OpKind::Gemm, DType::BFloat16, T::T, T::N, 8), *huge);
+  ASSERT_TRUE(huge_why.has_value());
+  EXPECT_NE(huge_why->find("not a compiled configuration"), std::string::npos) << *huge_why;
+  // k (and m) past 2^30 would overflow the kernels' 32-bit counters near the end.
+  EXPECT_TRUE(why(
+      Problem::make(OpKind::Gemm, DType::BFloat16, T::T, T::N, 16, 1, (std::int64_t{1} << 30) + 64),
+      core));
   for (const auto& c : {core, tc, small_ring, warpgroup}) {
     EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::N, T::N, 8), c));
     EXPECT_TRUE(why(p(OpKind::Gemm, DType::TF32, T::T, T::N, 8), c));

@@ -157,6 +157,44 @@ TEST_F(TunerFixture, ThrowingAndFailingCandidatesDoNotStopTheSweep) {
   EXPECT_NE(find(r, "Failer").reason.find("status 13"), std::string::npos);
 }
 
+// A provider whose enumeration throws (a library query that errs on this problem).
+class ThrowingProvider final : public SolutionProvider {
+ public:
+  explicit ThrowingProvider(bool device_lost) : device_lost_(device_lost) {}
+  std::string_view name() const override { return "broken"; }
+  std::string_view backend() const override { return "fake"; }
+  std::vector<std::unique_ptr<Solution>> enumerate(const Problem&, const SearchOptions&) override {
+    if (device_lost_) throw DeviceError(__FILE__, __LINE__, "device fell off the bus");
+    throw Error(__FILE__, __LINE__, "heuristic query failed with status 7");
+  }
+  std::unique_ptr<Solution> from_name(const Problem&, std::string_view) override { return nullptr; }
+
+ private:
+  bool device_lost_;
+};
+
+TEST_F(TunerFixture, AProviderThatFailsToEnumerateIsReportedAndTheOthersStillCompete) {
+  provider->add("Default", 2.0);
+  provider->add("Good", 1.0);
+  registry.add(std::make_shared<ThrowingProvider>(false));
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Good");
+  const CandidateReport& broken = find(r, "broken (enumeration failed)");
+  EXPECT_EQ(broken.disposition, Disposition::Unsupported);
+  EXPECT_NE(broken.reason.find("heuristic query failed with status 7"), std::string::npos)
+      << broken.reason;
+}
+
+TEST_F(TunerFixture, ALostDeviceWhileEnumeratingEndsTheProblemAsFatal) {
+  provider->add("Default", 2.0);
+  registry.add(std::make_shared<ThrowingProvider>(true));
+  const TuningReport r = tune();
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(r.fatal);
+  EXPECT_NE(r.error.find("device fell off the bus"), std::string::npos) << r.error;
+}
+
 TEST_F(TunerFixture, UnsupportedIsRecordedWithItsReason) {
   provider->add("Default", 2.0);
   auto u = provider->add("Picky", 0.1);

@@ -101,6 +101,23 @@ TEST_P(BadSignature, IsExplained) {
   }
 }
 
+// Strides come from the API, not from signatures; the batch's C matrices must not overlap.
+TEST(ProblemValidity, BatchedOutputsMustNotOverlap) {
+  Problem p = Problem::make(OpKind::GemmStridedBatched, DType::Float32, Transpose::N,
+                            Transpose::N, 64, 8, 16);
+  p.batch = 2;
+  p.ldc = 70;
+  p.stride_c = 70 * 7 + 64;  // each C right after the previous one's last element
+  EXPECT_FALSE(p.invalid_reason()) << *p.invalid_reason();
+  p.stride_c -= 1;
+  ASSERT_TRUE(p.invalid_reason());
+  EXPECT_NE(p.invalid_reason()->find("stride_c=553 makes the batch's C matrices overlap"),
+            std::string::npos)
+      << *p.invalid_reason();
+  p.batch = 1;  // one matrix cannot overlap itself
+  EXPECT_FALSE(p.invalid_reason());
+}
+
 INSTANTIATE_TEST_SUITE_P(
     All, BadSignature,
     ::testing::Values(
