@@ -3,6 +3,7 @@
 #include <cublas_v2.h>
 #include <fmt/format.h>
 
+#include "solutions/cuda/cuda_device.hpp"
 #include "tuner/error.hpp"
 
 namespace gemmtune::cuda {
@@ -55,6 +56,15 @@ std::string call_failed_message(std::string_view call, cublasStatus_t status) {
 }
 
 void throw_cuda_error(const char* file, int line, const char* call, cudaError_t error) {
+  // Whichever call meets a sticky error first (often an event or a copy after the faulting
+  // kernel), the device is gone for the process: a DeviceError, which the tuner does not pin on
+  // the candidate in flight but ends the problem and the run on the device with.
+  if (is_sticky(error)) {
+    throw DeviceError(file, line,
+                      "sticky CUDA error, the device context is unusable until the process "
+                      "restarts: " +
+                          call_failed_message(call, error));
+  }
   throw_error(file, line, call_failed_message(call, error));
 }
 

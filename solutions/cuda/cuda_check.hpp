@@ -24,6 +24,7 @@ std::string describe(cublasStatus_t status);
 std::string call_failed_message(std::string_view call, cudaError_t error);
 std::string call_failed_message(std::string_view call, cublasStatus_t status);
 
+// Throws DeviceError for a sticky error (see is_sticky), Error otherwise.
 [[noreturn]] void throw_cuda_error(const char* file, int line, const char* call, cudaError_t error);
 [[noreturn]] void throw_cublas_error(const char* file, int line, const char* call,
                                      cublasStatus_t status);

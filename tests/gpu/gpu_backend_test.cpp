@@ -2,7 +2,13 @@
 // type, copies, timers and cache flush.
 #include <gtest/gtest.h>
 
+#include <cublasLt.h>
+#include <cublas_api.h>
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
 #include <cmath>
+#include <string>
 
 #include "solutions/cuda/cuda_backend.hpp"
 #include "solutions/cuda/cuda_device.hpp"
@@ -41,6 +47,25 @@ TEST_F(CudaBackendTest, VersionsNameEverythingThatChangesAResult) {
     EXPECT_FALSE(env.get(key)->empty()) << key;
     fmt::print("{} = {}\n", key, *env.get(key));
   }
+  // And each says what the device and the libraries say, read here independently.
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  int runtime = 0, driver = 0, sms = 0, l2 = 0;
+  ASSERT_EQ(cudaRuntimeGetVersion(&runtime), cudaSuccess);
+  ASSERT_EQ(cudaDriverGetVersion(&driver), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0), cudaSuccess);
+  EXPECT_EQ(*env.get("CUDA_RUNTIME_VERSION"), std::to_string(runtime));
+  EXPECT_EQ(*env.get("CUDA_DRIVER_VERSION"), std::to_string(driver));
+  EXPECT_GE(driver, runtime);  // a runtime newer than the driver would not have started
+  EXPECT_EQ(*env.get("CUBLASLT_VERSION"), std::to_string(cublasLtGetVersion()));
+  EXPECT_EQ(std::stoi(std::string(*env.get("CUBLAS_VERSION"))) / 10000, CUBLAS_VER_MAJOR);
+  EXPECT_EQ(*env.get("GPU_NAME"), prop.name);
+  EXPECT_EQ(*env.get("GPU_COMPUTE_CAPABILITY"), fmt::format("{}.{}", prop.major, prop.minor));
+  EXPECT_EQ(*env.get("GPU_SM_COUNT"), std::to_string(sms));
+  EXPECT_EQ(backend_->properties().compute_units, sms);
+  EXPECT_EQ(backend_->properties().last_level_cache_bytes, static_cast<std::size_t>(l2));
+  EXPECT_EQ(backend_->properties().architecture, fmt::format("sm_{}{}", prop.major, prop.minor));
 }
 
 TEST_F(CudaBackendTest, RandomFillIsNonZeroBoundedAndReproducible) {

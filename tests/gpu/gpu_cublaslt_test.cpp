@@ -209,6 +209,40 @@ TEST_F(CudaCublasLt, ANameThatNoLongerChecksIsUnsupportedWithTheReason) {
   }
 }
 
+// The fallback's other branch: a name whose configuration cuBLASLt still lets us set (a tile that
+// exists, but not for this algorithm) and only cublasLtMatmulAlgoCheck refuses.
+TEST_F(CudaCublasLt, ANameThatFailsTheAlgoCheckSaysSo) {
+  const Problem p = skinny_bf16();
+  cuda::CublasLtProvider provider;
+  auto first = provider.enumerate(p, SearchOptions{});
+  ASSERT_FALSE(first.empty());
+  const auto base = *cuda::parse_algo_name(first.front()->name());
+  cuda::LtMatmul matmul(p);
+  cuda::AlgoRebuilder rebuilder(matmul);
+  std::optional<std::string> stale;
+  for (std::uint32_t tile = 1; tile < CUBLASLT_MATMUL_TILE_END && !stale; ++tile) {
+    auto config = base;
+    config.tile = tile;
+    if (config == base) continue;
+    const auto built = rebuilder.build(config);
+    const auto* algo = std::get_if<cublasLtMatmulAlgo_t>(&built);
+    std::size_t workspace = 0;
+    if (algo != nullptr && matmul.check(*algo, &workspace) != CUBLAS_STATUS_SUCCESS) {
+      stale = cuda::algo_name(config);
+    }
+  }
+  ASSERT_TRUE(stale.has_value()) << "no tile builds for id " << base.id
+                                 << " and then fails the check";
+  auto solution = provider.from_name(p, *stale);
+  ASSERT_NE(solution, nullptr);
+  const Support s = solution->supports(p);
+  EXPECT_FALSE(s);
+  EXPECT_NE(s.reason.find("no longer passes cublasLtMatmulAlgoCheck"), std::string::npos)
+      << s.reason;
+  EXPECT_NE(s.reason.find(*stale), std::string::npos) << s.reason;
+  fmt::print("fails the check: {}\n", s.reason);
+}
+
 TEST_F(CudaCublasLt, FailingCandidatesAreValuesNotCrashes) {
   const Problem p = skinny_bf16();
   gpu_test::DeviceOperands ops(*backend_, p, 1.0, 0.0);
@@ -241,6 +275,8 @@ TEST_F(CudaCublasLt, FailingCandidatesAreValuesNotCrashes) {
   EXPECT_FALSE(candidates.front()->run(other, ops.operands(), backend_->stream()));
   backend_->synchronize();
   EXPECT_FALSE(cuda_sticky_error());
+  // Nothing the failures left behind (a pending error) fails the next solution.
+  EXPECT_EQ(gpu_test::run_and_check(*cuda::make_default_solution(p), ops), "");
 }
 
 TEST_F(CudaCublasLt, RegistryFindsBothProviders) {

@@ -162,6 +162,40 @@ TEST_F(CudaSolutions, Fp8OtherThanTnIsUnsupportedWithAReason) {
   EXPECT_TRUE(cuda::CublasLtProvider().enumerate(p, SearchOptions{}).empty());
 }
 
+// TF32 problems really compute in TF32: Default's results are further from the reference than an
+// fp32 computation may be (at k = 64 the fp32 bound is about 70 fp32 roundings of the terms' sum,
+// while TF32's 10-bit inputs alone are off by about 2^-11 of each product), so a TF32 problem that
+// quietly ran in full fp32 would fail this while passing the TF32 tolerance. cuBLASLt's candidates
+// for the TF32 compute type may be fp32 kernels too (CUBLAS_COMPUTE_32F_FAST_TF32 allows TF32, it
+// does not impose it; on an H200 some were): each must pass TF32's tolerance, and most use TF32.
+TEST_F(CudaSolutions, Tf32ComputesInTf32) {
+  const Problem fp32 =
+      Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 512, 256, 64);
+  Problem tf32 = fp32;
+  tf32.a_type = tf32.b_type = tf32.c_type = DType::TF32;
+  DeviceOperands as_fp32(*backend_, fp32, 1.0, 0.0);  // fp32 data under fp32's tolerance
+  DeviceOperands as_tf32(*backend_, tf32, 1.0, 0.0);  // under TF32's tolerance
+  const auto in_tf32 = [&](Solution& solution) {
+    as_fp32.reset_c();
+    EXPECT_TRUE(solution.run(tf32, as_fp32.operands(), backend_->stream()));
+    const auto strict = gpu_test::compare_with_reference(as_fp32, as_fp32.read_c());
+    fmt::print("{:<100} worst {:.3f} of fp32's bound\n", solution.name(), strict.worst_ratio);
+    return !strict.ok;
+  };
+  auto def = cuda::make_default_solution(tf32);
+  EXPECT_EQ(gpu_test::run_and_check(*def, as_tf32), "");
+  EXPECT_TRUE(in_tf32(*def)) << "Default ran the TF32 problem within fp32's bound";
+  auto candidates = cuda::CublasLtProvider().enumerate(tf32, SearchOptions{});
+  ASSERT_FALSE(candidates.empty());
+  std::size_t tf32_kernels = 0;
+  for (auto& solution : candidates) {
+    EXPECT_EQ(gpu_test::run_and_check(*solution, as_tf32), "") << solution->name();
+    if (in_tf32(*solution)) ++tf32_kernels;
+  }
+  EXPECT_GT(2 * tf32_kernels, candidates.size())
+      << tf32_kernels << " of " << candidates.size() << " candidates computed in TF32";
+}
+
 // Default runs every line of the fixtures PyTorch recorded, and agrees with the reference.
 TEST_F(CudaSolutions, DefaultRunsEveryFixtureLine) {
   int lines = 0;

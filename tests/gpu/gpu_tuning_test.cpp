@@ -4,12 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <regex>
 
 #include "db/results_store.hpp"
 #include "drivers/backend_factory.hpp"
 #include "drivers/solution_resolver.hpp"
+#include "gpu_support.hpp"
 #include "solutions/cuda/cublas_default.hpp"
 #include "solutions/cuda/cublaslt_algo_name.hpp"
+#include "solutions/cuda/cublaslt_provider.hpp"
+#include "solutions/cuda/cublaslt_solution.hpp"
 #include "solutions/cuda/cuda_device.hpp"
 #include "solutions/cuda/skinny_gemm.hpp"
 #include "tuner/tuner.hpp"
@@ -42,6 +46,12 @@ TEST_F(GpuTuning, WinnerRoundTripsThroughAResultsFile) {
   const TuningReport report = Tuner(*session_.backend, *session_.registry, quick_options()).tune(problem);
   ASSERT_TRUE(report.ok()) << report.error;
   EXPECT_GE(report.speedup_over_default(), 1.0);
+  // Measured over rotating operand sets of at least twice the L2 (read from the device), no flush.
+  const std::size_t l2 = session_.backend->properties().last_level_cache_bytes;
+  EXPECT_GT(l2, 0u);
+  EXPECT_GT(report.rotation.copies, 1) << report.rotation.describe();
+  EXPECT_GE(report.rotation.footprint_bytes, 2 * l2) << report.rotation.describe();
+  EXPECT_FALSE(report.rotation.flush) << report.rotation.describe();
 
   const auto path = std::filesystem::temp_directory_path() / "gemmtune_gpu_round_trip.csv";
   std::filesystem::remove(path);
@@ -69,6 +79,106 @@ TEST_F(GpuTuning, WinnerRoundTripsThroughAResultsFile) {
                 cuda::parse_skinny_solution_name(report.winner).has_value())
         << report.winner;
   }
+}
+
+// cuBLASLt's names in PyTorch's format go into a results file and come back as the same
+// configuration, which runs and agrees with the reference: the heuristic's first proposal, one from
+// the middle and the last variant.
+TEST_F(GpuTuning, CublasLtNamesRoundTripThroughAResultsFile) {
+  const Problem problem =
+      Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::N, Transpose::N, 1024, 512, 768);
+  auto candidates = cuda::CublasLtProvider().enumerate(problem, SearchOptions{});
+  ASSERT_GE(candidates.size(), 3u);
+  const std::regex pytorch_format(
+      R"(Gemm_Cublaslt_id_-?\d+_tile_\d+_stages_\d+_splitk_-?\d+_red_\d+_swizzle_\d+_custom_\d+_inner_\d+_cluster_\d+)");
+  const Environment env = collect_environment(*session_.backend);
+  auto& backend = dynamic_cast<CudaBackend&>(*session_.backend);
+  gpu_test::DeviceOperands ops(backend, problem, 1.0, 0.0);
+  const auto path = std::filesystem::temp_directory_path() / "gemmtune_gpu_lt_round_trip.csv";
+  for (const std::size_t i : {std::size_t{0}, candidates.size() / 2, candidates.size() - 1}) {
+    const std::string name = candidates[i]->name();
+    SCOPED_TRACE(name);
+    EXPECT_TRUE(std::regex_match(name, pytorch_format));
+    std::filesystem::remove(path);
+    open_results_store(path)->append(
+        env, {problem.op_signature(), problem.params_signature(), name, 0.01, {}});
+    const auto tables = open_results_store(path)->load();
+    ASSERT_EQ(tables.size(), 1u);
+    ASSERT_EQ(tables[0].entries.size(), 1u);
+    const ResultEntry& entry = tables[0].entries[0];
+    EXPECT_EQ(entry.solution, name);
+    const ResolvedSolution resolved = resolve_solution(
+        *session_.registry, "cuda", parse_problem(entry.op_signature, entry.params_signature),
+        entry.solution);
+    EXPECT_FALSE(resolved.fell_back) << resolved.warning;
+    ASSERT_TRUE(resolved.solution);
+    EXPECT_EQ(resolved.solution->name(), name);
+    const auto* lt = dynamic_cast<const cuda::LtSolution*>(resolved.solution.get());
+    ASSERT_NE(lt, nullptr);
+    ASSERT_TRUE(lt->config().has_value());
+    EXPECT_EQ(cuda::algo_name(*lt->config()), name);  // the algorithm's own attributes
+    EXPECT_EQ(gpu_test::run_and_check(*resolved.solution, ops), "");
+  }
+  std::filesystem::remove(path);
+}
+
+// A real cuBLASLt candidate handed a misaligned A fails with its reason; the tuner records it as
+// Failed and the sweep goes on to a correct winner.
+class MisalignedSolution final : public Solution {
+ public:
+  explicit MisalignedSolution(std::unique_ptr<Solution> inner)
+      : inner_(std::move(inner)), name_("Misaligned_" + inner_->name()) {}
+  const std::string& name() const override { return name_; }
+  Support supports(const Problem& p) const override { return inner_->supports(p); }
+  std::size_t workspace_bytes(const Problem& p) const override {
+    return inner_->workspace_bytes(p);
+  }
+  RunStatus run(const Problem& p, const Operands& o, void* stream) override {
+    Operands shifted = o;
+    shifted.a = static_cast<const char*>(o.a) + 2;
+    return inner_->run(p, shifted, stream);
+  }
+
+ private:
+  std::unique_ptr<Solution> inner_;
+  std::string name_;
+};
+
+class MisalignedProvider final : public SolutionProvider {
+ public:
+  std::string_view name() const override { return "misaligned"; }
+  std::string_view backend() const override { return "cuda"; }
+  std::vector<std::unique_ptr<Solution>> enumerate(const Problem& p,
+                                                   const SearchOptions& options) override {
+    auto lt = cuda::CublasLtProvider().enumerate(p, options);
+    std::vector<std::unique_ptr<Solution>> out;
+    if (!lt.empty()) out.push_back(std::make_unique<MisalignedSolution>(std::move(lt.front())));
+    return out;
+  }
+  std::unique_ptr<Solution> from_name(const Problem&, std::string_view) override { return nullptr; }
+};
+
+TEST_F(GpuTuning, AFailingCandidateIsRecordedAndTheSweepGoesOn) {
+  session_.registry->add(std::make_shared<MisalignedProvider>());
+  const Problem problem = decode_bf16();
+  const TuningReport report =
+      Tuner(*session_.backend, *session_.registry, quick_options()).tune(problem);
+  ASSERT_TRUE(report.ok()) << report.error;
+  EXPECT_FALSE(report.fatal);
+  EXPECT_EQ(report.winner.rfind("Misaligned_", 0), std::string::npos) << report.winner;
+  int failed = 0, measured = 0;
+  for (const auto& c : report.candidates) {
+    if (c.solution.rfind("Misaligned_", 0) == 0) {
+      ++failed;
+      EXPECT_EQ(c.disposition, Disposition::Failed) << c.reason;
+      EXPECT_NE(c.reason.find("not aligned"), std::string::npos) << c.reason;
+    } else if (c.stats.median_ms > 0) {
+      ++measured;
+    }
+  }
+  EXPECT_EQ(failed, 1);
+  EXPECT_GT(measured, 1);  // Default and the others ran before and after it
+  EXPECT_GT(report.default_stats.median_ms, 0);
 }
 
 TEST_F(GpuTuning, NameThatNoLongerChecksFallsBackToDefault) {
