@@ -26,7 +26,9 @@ Context::Impl::Impl(Options o) : options(std::move(o)) {
   flags.store((options.enabled ? kEnabled : 0) | (options.tuning ? kTuning : 0) |
               (options.record_untuned ? kRecord : 0) | (options.verbose ? kVerbose : 0));
   write_on_exit.store(options.write_file_on_exit);
-  session = open_backend(parse_backend_kind(options.backend), options.device);
+  // The application's thread stays on its own device; what needs ours holds make_current().
+  session = open_backend(parse_backend_kind(options.backend), options.device,
+                         CurrentDevice::Callers);
   for (const auto& provider : options.providers) session.registry->add(provider);
   backend_name = session.backend->properties().backend;
   environment = collect_environment(*session.backend);
@@ -126,6 +128,7 @@ const api::Resolved& Context::Impl::resolve(api::Entry& e, bool default_only) {
   const std::string_view name = default_only ? kDefaultSolutionName : e.solution_name;
   ResolvedSolution rs;
   try {
+    const auto on_device = session.backend->make_current();  // rebuilding asks the device
     rs = resolve_solution(*session.registry, backend_name, e.problem, name);
   } catch (const std::exception& ex) {
     rs.solution.reset();

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "solutions/cpu/cpu_backend.hpp"
 #include "solutions/cpu/register_cpu.hpp"
 #include "tuner/error.hpp"
@@ -69,7 +71,7 @@ BackendProviders providers_of(BackendKind kind) {
   return out;
 }
 
-BackendSession open_backend(BackendKind kind, int ordinal) {
+BackendSession open_backend(BackendKind kind, int ordinal, CurrentDevice current) {
   BackendSession session;
   session.registry = std::make_shared<Registry>();
   if (kind == BackendKind::Auto) kind = cuda_available() ? BackendKind::Cuda : BackendKind::Cpu;
@@ -85,11 +87,17 @@ BackendSession open_backend(BackendKind kind, int ordinal) {
     throw InputError(fmt::format("--device {}: this machine has {} CUDA GPU(s), 0 to {}", ordinal,
                                  count, count - 1));
   }
-  session.backend = std::make_unique<CudaBackend>(ordinal);
+  {
+    // CudaBackend makes its device current; with Callers this scope puts the caller's back.
+    std::optional<cuda::ScopedDevice> keep_callers;
+    if (current == CurrentDevice::Callers) keep_callers.emplace(ordinal);
+    session.backend = std::make_unique<CudaBackend>(ordinal);
+  }
   register_cuda_solutions(*session.registry);
   return session;
 #else
   (void)ordinal;
+  (void)current;
   throw InputError("--backend cuda: this gemmtune was built without CUDA (GEMMTUNE_WITH_CUDA=OFF)");
 #endif
 }

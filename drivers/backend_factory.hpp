@@ -39,8 +39,16 @@ struct BackendProviders {
 };
 BackendProviders providers_of(BackendKind kind);
 
+// Whose device the calling thread is left on once a backend is open.
+enum class CurrentDevice {
+  Backend,  // the backend's: a command-line run, which works on one device from one thread
+  Callers,  // the one it was on: a library inside an application, which then holds
+            // Backend::make_current() around what it asks of the providers
+};
+
 // Opens the backend on device `ordinal` and registers its solutions. Asking for CUDA where it
 // is missing (not built, no driver, no GPU) is an InputError saying which.
-BackendSession open_backend(BackendKind kind, int ordinal = 0);
+BackendSession open_backend(BackendKind kind, int ordinal = 0,
+                            CurrentDevice current = CurrentDevice::Backend);
 
 }  // namespace gemmtune

@@ -52,11 +52,23 @@ class IterationTimer {
   virtual std::vector<double> collect_ms() = 0;
 };
 
+// While it lives, a backend's device is the calling thread's current device (see
+// Backend::make_current); its end restores the one before.
+class DeviceScope {
+ public:
+  virtual ~DeviceScope() = default;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
 
   virtual const DeviceProperties& properties() const = 0;
+  // Makes this backend's device the calling thread's current one for the scope's life. Providers
+  // enumerate and rebuild solutions on "the current device" (cuBLASLt's heuristic and checks,
+  // capability queries), so whoever asks them for a backend holds its scope; null where the
+  // backend has no current device (the CPU).
+  virtual std::unique_ptr<DeviceScope> make_current() const { return nullptr; }
   // Versions of everything that can change a result: runtime, driver, BLAS libraries, device.
   virtual Environment versions() const = 0;
 

@@ -112,6 +112,7 @@ TuningReport Tuner::tune(const Problem& problem, const TuningProgress& progress)
   report.problem = problem;
   const auto start = std::chrono::steady_clock::now();
   try {
+    const auto on_device = backend_.make_current();  // the providers ask "the current device"
     tune_into(report, progress);
   } catch (const DeviceError& e) {
     report.error = fmt::format("device error: {}", e.message());

@@ -10,6 +10,9 @@
 // through Options::log. A results line whose solution was edited to `Default` runs Default; a
 // name this machine cannot run falls back to Default with a warning naming the problem.
 //
+// Devices: the Context works on Options::device and never changes the calling thread's current
+// device; gemm()'s stream must belong to the Context's device.
+//
 // Thread safety: every member function may be called from any thread. gemm() and lookup() of a
 // problem already seen never lock, allocate or do I/O: the table is an open-addressing hash table
 // whose readers only load atomics, and each entry caches its resolved solution. The first call of

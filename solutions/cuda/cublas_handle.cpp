@@ -22,22 +22,41 @@ Handle& handle_for_current_device() {
   return *slot;
 }
 
+// Runs `destroy` with `device` current and restores the device after: a handle is destroyed on the
+// device it was made on, and a thread ending destroys its handles of every device at once. Where
+// the runtime is already gone (process exit) it just runs `destroy`.
+template <typename F>
+void on_device_noexcept(int device, F&& destroy) noexcept {
+  int current = -1;
+  bool switched = false;
+  if (cudaGetDevice(&current) != cudaSuccess) {
+    (void)cudaGetLastError();  // not sticky: the runtime is shutting down
+  } else if (current != device) {
+    switched = cudaSetDevice(device) == cudaSuccess;
+    if (!switched) (void)cudaGetLastError();
+  }
+  destroy();
+  if (switched) GEMMTUNE_CUDA_CHECK_NOEXCEPT(cudaSetDevice(current));
+}
+
 }  // namespace
 
-CublasHandle::CublasHandle() {
+CublasHandle::CublasHandle() : device_(current_device_id()) {
   GEMMTUNE_CUBLAS_CHECK(cublasCreate(&handle_));
 }
 
 CublasHandle::~CublasHandle() {
-  if (handle_ != nullptr) GEMMTUNE_CUBLAS_CHECK_NOEXCEPT(cublasDestroy(handle_));
+  if (handle_ == nullptr) return;
+  on_device_noexcept(device_, [&] { GEMMTUNE_CUBLAS_CHECK_NOEXCEPT(cublasDestroy(handle_)); });
 }
 
-CublasLtHandle::CublasLtHandle() {
+CublasLtHandle::CublasLtHandle() : device_(current_device_id()) {
   GEMMTUNE_CUBLAS_CHECK(cublasLtCreate(&handle_));
 }
 
 CublasLtHandle::~CublasLtHandle() {
-  if (handle_ != nullptr) GEMMTUNE_CUBLAS_CHECK_NOEXCEPT(cublasLtDestroy(handle_));
+  if (handle_ == nullptr) return;
+  on_device_noexcept(device_, [&] { GEMMTUNE_CUBLAS_CHECK_NOEXCEPT(cublasLtDestroy(handle_)); });
 }
 
 cublasHandle_t cublas_handle() {

@@ -4,7 +4,7 @@
 // A cuBLAS handle belongs to the device that was current when it was created and keeps a stream
 // as mutable state, so solutions never share one across threads: `cublas_handle()` and
 // `cublaslt_handle()` return the calling thread's handle for the current device, created on first
-// use and destroyed when the thread ends.
+// use and destroyed when the thread ends, each with its own device current.
 #pragma once
 
 #include <cublasLt.h>
@@ -23,6 +23,7 @@ class CublasHandle {
 
  private:
   cublasHandle_t handle_ = nullptr;
+  int device_ = 0;  // current at creation: the handle's
 };
 
 class CublasLtHandle {
@@ -36,6 +37,7 @@ class CublasLtHandle {
 
  private:
   cublasLtHandle_t handle_ = nullptr;
+  int device_ = 0;
 };
 
 // The calling thread's handles for the current device.

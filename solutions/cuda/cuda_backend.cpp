@@ -93,6 +93,14 @@ CudaBackend::CudaBackend(int ordinal)
 
 CudaBackend::~CudaBackend() = default;
 
+std::unique_ptr<DeviceScope> CudaBackend::make_current() const {
+  struct Scope final : DeviceScope {
+    explicit Scope(int ordinal) : device(ordinal) {}
+    cuda::ScopedDevice device;
+  };
+  return std::make_unique<Scope>(ordinal_);
+}
+
 Environment CudaBackend::versions() const {
   const cuda::ScopedDevice device(ordinal_);
   int runtime = 0, driver = 0, major = 0, minor = 0, patch = 0;

@@ -28,6 +28,7 @@ class CudaBackend final : public Backend {
   ~CudaBackend() override;
 
   const DeviceProperties& properties() const override { return properties_; }
+  std::unique_ptr<DeviceScope> make_current() const override;
   Environment versions() const override;
   void* stream() const override { return stream_.get(); }
 
