@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "solutions/cuda/cuda_backend.hpp"
@@ -16,6 +17,21 @@
 
 namespace gemmtune {
 namespace {
+
+// Every GPU test skips where no device is usable, and a broken driver looks like no device. On a
+// machine that is meant to have one, GEMMTUNE_REQUIRE_GPU=1 turns that into this test's failure,
+// with the runtime's reason, instead of a suite that passes by skipping everything.
+TEST(CudaPresence, ARequiredGpuIsUsable) {
+  const char* required = std::getenv("GEMMTUNE_REQUIRE_GPU");
+  const bool must = required != nullptr && std::string(required) == "1";
+  if (cuda_device_count() > 0) return;
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  (void)cudaGetLastError();
+  if (!must) GTEST_SKIP() << "no CUDA device (" << cudaGetErrorName(status) << ")";
+  FAIL() << "GEMMTUNE_REQUIRE_GPU=1 but no CUDA device is usable: cudaGetDeviceCount returned "
+         << cudaGetErrorName(status) << " (" << cudaGetErrorString(status) << ")";
+}
 
 class CudaBackendTest : public testing::Test {
  protected:
