@@ -3,6 +3,9 @@
 // validators, only solutions PyTorch understands).
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <system_error>
+
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/results_view.hpp"
@@ -21,7 +24,32 @@ struct DbConvertOptions {
   std::string for_pytorch;
   std::vector<std::string> validators;
   bool strict = false;
+  bool force = false;
 };
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec);  // false (not an error) when either is missing
+}
+
+// A conversion writes its output whole. It never replaces one of its own inputs (the entries its
+// parser skipped would be gone), and replaces an existing file only when asked to: the results in
+// it may be all someone has of a day's tuning.
+void check_output(const DbConvertOptions& o) {
+  for (const std::string* input : {&o.input, &o.for_pytorch}) {
+    if (!input->empty() && same_file(o.output, *input)) {
+      throw InputError(fmt::format("{}: the output is also an input; write to another file",
+                                   o.output));
+    }
+  }
+  std::error_code ec;
+  if (!o.force && std::filesystem::exists(o.output, ec)) {
+    throw InputError(fmt::format(
+        "{} exists and would be replaced; `gemmtune db merge {} {} {}` adds to it, --force "
+        "replaces it",
+        o.output, o.output, o.output, o.input));
+  }
+}
 
 bool pytorch_mode(const DbConvertOptions& o) {
   return !o.for_pytorch.empty() || !o.validators.empty();
@@ -72,6 +100,7 @@ void convert_for_pytorch(const DbConvertOptions& options) {
 }
 
 void run_db_convert(const DbConvertOptions& options) {
+  check_output(options);
   if (pytorch_mode(options)) {
     convert_for_pytorch(options);
     return;
@@ -101,6 +130,7 @@ void setup_db_convert(CLI::App& db) {
   cmd->add_option("--validator", options->validators,
                   "Write for PyTorch TunableOp with this validator (KEY=VALUE, repeatable)");
   cmd->add_flag("--strict", options->strict, "Fail on the first bad line instead of skipping it");
+  cmd->add_flag("--force", options->force, "Replace the output file if it exists");
   cmd->callback([options] { run_db_convert(*options); });
 }
 

@@ -123,8 +123,18 @@ void append_durably(const std::filesystem::path& path, std::string_view content)
   const bool existed = std::filesystem::exists(path, ec);
   Fd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666));
   if (fd.get() < 0) fail_errno("open", path);
-  write_all(fd.get(), content, path);
-  if (::fsync(fd.get()) != 0) fail_errno("fsync", path);
+  struct stat before {};
+  if (::fstat(fd.get(), &before) != 0) fail_errno("fstat", path);
+  try {
+    write_all(fd.get(), content, path);
+    if (::fsync(fd.get()) != 0) fail_errno("fsync", path);
+  } catch (...) {
+    // A line cut short (disk full, a size limit) could still parse: a time cut after "0.00" is a
+    // 0 ms winner that a resumed run would skip and a merge would prefer. Take the file back to
+    // what it held; the exception says what failed.
+    if (::ftruncate(fd.get(), before.st_size) == 0) (void)::fsync(fd.get());
+    throw;
+  }
   fd.close_checked(path);
   if (!existed) fsync_directory(path.parent_path());
 }

@@ -3,7 +3,10 @@
 #include "db/atomic_file.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+
+#include <csignal>
 
 #include <stdexcept>
 
@@ -87,6 +90,26 @@ TEST(AppendDurably, CreatesThenAppends) {
   append_durably(file, "a\n");
   append_durably(file, "b\n");
   EXPECT_EQ(testing::read_text(file), "a\nb\n");
+}
+
+// A write that stops part-way (here: the process's file size limit) leaves the file as it was, not
+// with a line cut short that could still parse as a result.
+TEST(AppendDurably, AWriteThatFailsPartWayLeavesTheFileAsItWas) {
+  testing::TempDir dir;
+  const auto file = dir / "results.csv";
+  append_durably(file, "Validator,VERSION,1\n");
+  const std::string before = testing::read_text(file);
+  rlimit old_limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // a failed write, not a killed process
+  rlimit small = old_limit;
+  small.rlim_cur = before.size() + 10;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  EXPECT_THROW(append_durably(file, "GemmTunableOp_float_NN,nn_16_64_64_ld_16_64_16,X,0.0031\n"),
+               std::exception);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(testing::read_text(file), before);
 }
 
 }  // namespace
