@@ -19,6 +19,7 @@
 #include "drivers/multi/worker_command.hpp"
 #include "drivers/multi/worker_process.hpp"
 #include "drivers/multi/worker_protocol.hpp"
+#include "drivers/tune_problems.hpp"
 #include "tuner/error.hpp"
 #include "validator/compare.hpp"
 
@@ -83,6 +84,8 @@ class Coordinator {
   bool any(Slot::State state) const;
   std::vector<const UntunedEntry*> resume();
   void fail(std::size_t id, std::string reason);
+  // Whether the device's output already holds the problem (its worker saved it, then ended).
+  bool saved_by(const Slot& slot, const UntunedEntry& e);
   DeviceLoad& load(const Slot& slot) { return summary_.devices[slot.load]; }
 
   const TuneOptions& options_;
@@ -121,6 +124,17 @@ void Coordinator::retire(Slot& slot, std::string reason) {
   slot.state = Slot::State::Retired;
   load(slot).retired = reason;
   observer_.on_note(fmt::format("device {} takes no more problems: {}", slot.ordinal, reason));
+}
+
+bool Coordinator::saved_by(const Slot& slot, const UntunedEntry& e) {
+  try {
+    SignatureSet saved;
+    add_tuned_signatures(*open_results_store(names_.per_device(slot.ordinal)), *environment_,
+                         saved);
+    return saved.count({e.op_signature, e.params_signature}) > 0;
+  } catch (const std::exception&) {
+    return false;  // unreadable: the problem goes back to the queue as before
+  }
 }
 
 void Coordinator::fail(std::size_t id, std::string reason) {
@@ -217,7 +231,15 @@ void Coordinator::handle_exit(Slot& slot) {
     slot.current.reset();
     ++load(slot).worker_deaths;
     const UntunedEntry& e = *todo_[id];
-    if (queue_->worker_lost(id, what) == WorkQueue::Lost::GivenUp) {
+    if (saved_by(slot, e)) {
+      // It died (or was killed for its time) between saving the winner and saying so: the problem
+      // is tuned, and tuning it again would only add a second entry.
+      queue_->finish(id);
+      ++results_;
+      ++summary_.already_tuned;
+      observer_.on_note(fmt::format("{}: its winner was saved before {}; counted as already tuned",
+                                    problem_key(e.op_signature, e.params_signature), what));
+    } else if (queue_->worker_lost(id, what) == WorkQueue::Lost::GivenUp) {
       std::string reasons;
       for (const auto& d : queue_->deaths(id)) reasons += (reasons.empty() ? "" : "; ") + d;
       fail(id,

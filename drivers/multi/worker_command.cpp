@@ -49,7 +49,9 @@ std::vector<std::string> worker_arguments(const std::string& executable, const T
   if (t.rotating_buffer_mb) {
     args.insert(args.end(), {"--rotating-buffer-mb", fmt::format("{}", *t.rotating_buffer_mb)});
   }
-  if (t.flush_cache) args.emplace_back("--flush-cache");
+  // Both ways: a worker inherits GEMMTUNE_FLUSH_CACHE, which the coordinator's own command line
+  // may have overridden.
+  args.emplace_back(t.flush_cache ? "--flush-cache=true" : "--flush-cache=false");
   args.insert(args.end(), {"--timing-mode", std::string(to_string(t.mode))});
   args.insert(args.end(), {"--min-gain-percent", fmt::format("{}", 100 * tuner.min_gain)});
   if (!tuner.search.providers.empty()) {

@@ -73,6 +73,9 @@ FaultInjection FaultInjection::from_environment() {
   if (const char* v = std::getenv("GEMMTUNE_TEST_CRASH_ON")) faults.crash_on = v;
   if (const char* v = std::getenv("GEMMTUNE_TEST_HANG_ON")) faults.hang_on = v;
   if (const char* v = std::getenv("GEMMTUNE_TEST_DEVICE_LOST_ON")) faults.device_lost_on = v;
+  if (const char* v = std::getenv("GEMMTUNE_TEST_CRASH_AFTER_SAVE_ON")) {
+    faults.crash_after_save_on = v;
+  }
   return faults;
 }
 
@@ -157,6 +160,7 @@ int run_worker(const TuneOptions& options, const FaultInjection& faults) {
           message(Kind::Failed, key, fmt::format("could not save the winner: {}", e.what())));
       continue;
     }
+    if (entry.params_signature == faults.crash_after_save_on) std::abort();
     WorkerMessage ok = message(Kind::Ok, key, report.winner);
     ok.winner = report.winner_stats;
     ok.reference = report.default_stats;

@@ -27,6 +27,7 @@ struct FaultInjection {
   std::string crash_on;  // params signature
   std::string hang_on;
   std::string device_lost_on;
+  std::string crash_after_save_on;  // dies between saving the winner and saying so
 
   static FaultInjection from_environment();
 };

@@ -8,7 +8,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 export GEMMTUNE_BACKEND=cpu
-unset GEMMTUNE_TEST_CRASH_ON GEMMTUNE_TEST_HANG_ON GEMMTUNE_TEST_DEVICE_LOST_ON GEMMTUNE_SHARD
+unset GEMMTUNE_TEST_CRASH_ON GEMMTUNE_TEST_HANG_ON GEMMTUNE_TEST_DEVICE_LOST_ON GEMMTUNE_SHARD \
+      GEMMTUNE_TEST_CRASH_AFTER_SAVE_ON
 # Under a launcher (CI inside srun, say) the runs here must not take a shard of their own.
 unset OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE SLURM_PROCID SLURM_NTASKS \
       SLURM_STEP_NUM_TASKS GEMMTUNE_WORKERS GEMMTUNE_GPUS GEMMTUNE_DEVICES
@@ -95,6 +96,13 @@ crash)  # a problem that crashes every worker is given up after two; nothing els
   grep -q "$(params 32)" c_full0.csv && fail "the crashing problem has a result"
   run 0 tune u.csv --workers 2 -o "$work/c0.csv" "${fast[@]}"
   expect "1 tuned, 6 already tuned"
+  ;;
+crash_after_save)  # a worker that dies after saving its winner: the problem counts, once
+  untuned u.csv 8 16 24 32 40 48
+  GEMMTUNE_TEST_CRASH_AFTER_SAVE_ON=$(params 24) run 0 tune u.csv --workers 2 -o "$work/s0.csv" "${fast[@]}"
+  expect "$(problem 24): its winner was saved before the worker of device [01] ended \(signal 6.*counted as already tuned"
+  expect "5 tuned, 1 already tuned \(skipped\), 0 not tuned"
+  [ "$(entries s_full0.csv)" = 6 ] && [ "$(dups s_full0.csv)" = 0 ] || fail "s_full0.csv is not the 6 problems once each"
   ;;
 kill)  # kill -9 a worker mid-run: its problem goes back to the queue, the run completes
   slow_untuned
