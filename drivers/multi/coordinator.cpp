@@ -439,7 +439,9 @@ void Coordinator::run(const std::string& command_line) {
     const auto path = names_.per_device(slot.ordinal);
     if (std::filesystem::exists(path)) summary_.outputs.push_back(path.string());
   }
-  GatherReport gathered = gather_device_files(names_, *environment_);
+  std::vector<int> ordinals;
+  for (const auto& slot : slots_) ordinals.push_back(slot.ordinal);
+  GatherReport gathered = gather_device_files(names_, *environment_, ordinals);
   summary_.outputs.insert(summary_.outputs.end(), gathered.written.begin(), gathered.written.end());
   summary_.notes.insert(summary_.notes.end(), gathered.notes.begin(), gathered.notes.end());
 }

@@ -3,13 +3,15 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <set>
 
 #include "db/merge.hpp"
 #include "db/results_store.hpp"
 
 namespace gemmtune {
 
-GatherReport gather_device_files(const OutputNames& names, const Environment& environment) {
+GatherReport gather_device_files(const OutputNames& names, const Environment& environment,
+                                 const std::vector<int>& run_devices) {
   GatherReport report;
   std::vector<MergeSource> sources;
   sources.push_back({"this run", ResultsTable{environment, {}, {}}});
@@ -26,6 +28,12 @@ GatherReport gather_device_files(const OutputNames& names, const Environment& en
   add(names.gathered());
   const auto devices = names.existing_per_device();
   for (const auto& [ordinal, path] : devices) add(path);
+  // Copies: one for every device of this run and every device with a file. An existing copy is a
+  // source too: a process that loads it may have appended its own tunings.
+  std::set<int> copies(run_devices.begin(), run_devices.end());
+  for (const auto& [ordinal, path] : devices) copies.insert(ordinal);
+  copies.erase(0);  // device 0's copy is the gathered file
+  for (const int ordinal : copies) add(names.copy(ordinal));
 
   const MergeResult merged = merge_tables(sources);
   for (const auto& refused : merged.refused) {
@@ -36,8 +44,7 @@ GatherReport gather_device_files(const OutputNames& names, const Environment& en
 
   open_results_store(names.gathered())->write(merged.table);
   report.written.push_back(names.gathered().string());
-  for (const auto& [ordinal, path] : devices) {
-    if (ordinal == 0) continue;
+  for (const int ordinal : copies) {
     open_results_store(names.copy(ordinal))->write(merged.table);
     report.written.push_back(names.copy(ordinal).string());
   }

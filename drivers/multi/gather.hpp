@@ -2,14 +2,16 @@
 // mgpu_tune_gemm_in_file does (output_names.hpp has the names), without its failure modes.
 //
 // Contract:
-// - Sources: the gathered file of an earlier run (kept: nothing gathered before is lost), then
-//   every per-device file on disk, by ordinal. Entries measured in another environment than the
+// - Sources: the gathered file of an earlier run (kept: nothing gathered before is lost), every
+//   per-device file on disk, by ordinal, and the existing copies (a process that loads its copy
+//   may have added to it). Entries measured in another environment than the
 //   run's are left out, with a note naming the file and the differing validators; bad lines are
 //   skipped with a note. Duplicates across sources keep the faster time (db/merge.hpp).
 // - The gathered file and its copies are each written atomically (temp file + rename), all with
 //   the same content: a reader never sees a half-written or empty file, and a crash while
 //   gathering leaves the previous files whole. Rerunning gathers again from the same sources.
-// - Copies: one per device that has a per-device file, `_full<ordinal>`, besides `_full0`.
+// - Copies: `_full<ordinal>` besides `_full0`, one per device of the run (`run_devices`) and per
+//   device that has a per-device file, so that no device's copy is missing or stale.
 #pragma once
 
 #include <string>
@@ -26,6 +28,7 @@ struct GatherReport {
   std::vector<std::string> notes;
 };
 
-GatherReport gather_device_files(const OutputNames& names, const Environment& environment);
+GatherReport gather_device_files(const OutputNames& names, const Environment& environment,
+                                 const std::vector<int>& run_devices = {});
 
 }  // namespace gemmtune

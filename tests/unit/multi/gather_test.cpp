@@ -1,6 +1,6 @@
-// Gathering per-device files: every device's entries end in _full0 and its copies, an earlier
-// gathered file is kept, another environment's file is left out with a note, duplicates keep the
-// faster time.
+// Gathering per-device files: every device's entries end in _full0 and its copies (one for every
+// device of the run), an earlier gathered file and entries added to a copy are kept, another
+// environment's file is left out with a note, duplicates keep the faster time.
 #include "drivers/multi/gather.hpp"
 
 #include <gtest/gtest.h>
@@ -49,6 +49,22 @@ TEST(Gather, EveryDeviceIntoFull0AndOneCopyPerDevice) {
   ASSERT_EQ(gathered.size(), 4u);
   EXPECT_EQ(gathered[0].time_ms, 0.05);  // the faster of two devices' results
   EXPECT_EQ(testing::read_text(dir / "r_full0.csv"), testing::read_text(dir / "r_full3.csv"));
+}
+
+// A device of the run that tuned nothing still gets its copy, and what was added to an existing
+// copy (by the process that loads it) is gathered, not overwritten.
+TEST(Gather, EveryRunDeviceGetsACopyAndCopiesAreSources) {
+  testing::TempDir dir;
+  write_results(dir / "r0.csv", kHere, {entry(8, 0.1)});
+  write_results(dir / "r_full1.csv", kHere, {entry(8, 0.1), entry(40, 0.7)});  // 40: added there
+  const auto report =
+      gather_device_files(OutputNames(dir / "r0.csv", Shard{}), kHere, std::vector<int>{0, 1, 2});
+  EXPECT_EQ(report.entries, 2u);
+  ASSERT_EQ(report.written.size(), 3u);
+  EXPECT_EQ(report.written[2], (dir / "r_full2.csv").string());
+  EXPECT_EQ(load(dir / "r_full0.csv").size(), 2u);
+  EXPECT_EQ(testing::read_text(dir / "r_full0.csv"), testing::read_text(dir / "r_full1.csv"));
+  EXPECT_EQ(testing::read_text(dir / "r_full0.csv"), testing::read_text(dir / "r_full2.csv"));
 }
 
 TEST(Gather, KeepsAnEarlierGatheredFile) {
