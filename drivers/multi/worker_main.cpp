@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <stdexcept>
 
 #include "db/results_store.hpp"
 #include "db/untuned_file.hpp"
@@ -75,6 +76,9 @@ FaultInjection FaultInjection::from_environment() {
   if (const char* v = std::getenv("GEMMTUNE_TEST_DEVICE_LOST_ON")) faults.device_lost_on = v;
   if (const char* v = std::getenv("GEMMTUNE_TEST_CRASH_AFTER_SAVE_ON")) {
     faults.crash_after_save_on = v;
+  }
+  if (const char* v = std::getenv("GEMMTUNE_TEST_SAVE_FAILS_ON_DEVICE")) {
+    faults.save_fails_on_device = std::atoi(v);
   }
   return faults;
 }
@@ -151,14 +155,21 @@ int run_worker(const TuneOptions& options, const FaultInjection& faults) {
       continue;
     }
     try {
+      if (options.device == faults.save_fails_on_device) {
+        throw std::runtime_error("injected save failure (GEMMTUNE_TEST_SAVE_FAILS_ON_DEVICE)");
+      }
       store->append(environment,
                     {entry.op_signature, entry.params_signature, report.winner,
                      report.winner_stats.median_ms, entry.extra},
                     report.candidates);
     } catch (const std::exception& e) {
+      // The device's output, not the problem, is what failed (disk full, a file that cannot be
+      // written): every later winner here would be lost too. Fatal, so that the coordinator puts
+      // the problem back for another device and stops feeding this one.
       channel.say(
-          message(Kind::Failed, key, fmt::format("could not save the winner: {}", e.what())));
-      continue;
+          message(Kind::Fatal, key,
+                  fmt::format("could not save the winner to {}: {}", options.output, e.what())));
+      return 1;
     }
     if (entry.params_signature == faults.crash_after_save_on) std::abort();
     WorkerMessage ok = message(Kind::Ok, key, report.winner);

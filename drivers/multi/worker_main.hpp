@@ -28,6 +28,7 @@ struct FaultInjection {
   std::string hang_on;
   std::string device_lost_on;
   std::string crash_after_save_on;  // dies between saving the winner and saying so
+  int save_fails_on_device = -1;    // every save of this device's worker fails
 
   static FaultInjection from_environment();
 };

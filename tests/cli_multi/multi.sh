@@ -9,7 +9,7 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 export GEMMTUNE_BACKEND=cpu
 unset GEMMTUNE_TEST_CRASH_ON GEMMTUNE_TEST_HANG_ON GEMMTUNE_TEST_DEVICE_LOST_ON GEMMTUNE_SHARD \
-      GEMMTUNE_TEST_CRASH_AFTER_SAVE_ON
+      GEMMTUNE_TEST_CRASH_AFTER_SAVE_ON GEMMTUNE_TEST_SAVE_FAILS_ON_DEVICE
 # Under a launcher (CI inside srun, say) the runs here must not take a shard of their own.
 unset OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE SLURM_PROCID SLURM_NTASKS \
       SLURM_STEP_NUM_TASKS GEMMTUNE_WORKERS GEMMTUNE_GPUS GEMMTUNE_DEVICES
@@ -159,6 +159,13 @@ device_lost)  # a worker reports its device lost: the device is retired, its pro
   not_tuned=$(sed -n 's/.* \([0-9]*\) not tuned;.*/\1/p' out.log)
   [ $((tuned + not_tuned)) = 4 ] || fail "$tuned tuned and $not_tuned not tuned of 4"
   [ "$(entries l_full0.csv)" = "$tuned" ] || fail "l_full0.csv does not hold the $tuned tuned"
+  ;;
+save_fails)  # a device whose output cannot be written is retired; its problem goes to the other
+  untuned u.csv 8 16 24 32 40 48
+  GEMMTUNE_TEST_SAVE_FAILS_ON_DEVICE=1 run 0 tune u.csv --workers 2 -o "$work/f0.csv" "${fast[@]}"
+  expect "retired: the device failed: could not save the winner to .*f1\.csv: injected save failure"
+  expect "6 tuned, 0 already tuned \(skipped\), 0 not tuned"
+  [ "$(entries f_full0.csv)" = 6 ] && [ "$(dups f_full0.csv)" = 0 ] || fail "f_full0.csv is not the 6 problems once each"
   ;;
 timeout)  # a worker stuck on a problem is killed at --problem-timeout-s; the others go on
   untuned u.csv 8 16 24 32
