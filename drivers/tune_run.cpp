@@ -16,7 +16,7 @@
 namespace gemmtune {
 namespace {
 
-std::atomic<bool> g_stop_requested{false};
+std::atomic<int> g_stop_requests{0};  // lock-free, so a signal handler may touch it
 
 // One device, in this process.
 void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entries,
@@ -50,7 +50,7 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
   std::string device_lost_reason;
   for (std::size_t i = 0; i < todo.size(); ++i) {
     const UntunedEntry& entry = *todo[i];
-    if (g_stop_requested.load()) {
+    if (g_stop_requests.load() > 0) {
       summary.interrupted = true;
       summary.failed.push_back({entry.op_signature, entry.params_signature, "interrupted"});
       continue;
@@ -94,16 +94,19 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
 }  // namespace
 
 void request_tune_stop() noexcept {
-  g_stop_requested.store(true);
+  g_stop_requests.fetch_add(1);
 }
 bool tune_stop_requested() noexcept {
-  return g_stop_requested.load();
+  return g_stop_requests.load() > 0;
+}
+int tune_stop_requests() noexcept {
+  return g_stop_requests.load();
 }
 
 TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneObserver& observer,
                      const std::string& command_line) {
   const auto started = std::chrono::steady_clock::now();
-  g_stop_requested.store(false);
+  g_stop_requests.store(0);
   TuneSummary summary;
   summary.shard = options.shard;
   RequestedProblems requested = read_requested_problems(options, diagnostics);

@@ -83,8 +83,10 @@ class TuneObserver {
 TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneObserver& observer,
                      const std::string& command_line);
 
-// Set from a signal handler: the run stops after the problems in flight.
+// Called from a signal handler: the run stops after the problems in flight. A multi-device run
+// asked a second time stops those too (their workers are killed; the problems are interrupted).
 void request_tune_stop() noexcept;
 bool tune_stop_requested() noexcept;
+int tune_stop_requests() noexcept;  // how many times it was asked
 
 }  // namespace gemmtune

@@ -100,6 +100,7 @@ class Coordinator {
   std::unique_ptr<WorkQueue> queue_;
   std::size_t results_ = 0;
   bool stopping_ = false;
+  bool forced_stop_ = false;  // a second stop request killed the workers in flight
 };
 
 bool Coordinator::any(Slot::State state) const {
@@ -231,7 +232,11 @@ void Coordinator::handle_exit(Slot& slot) {
     slot.current.reset();
     ++load(slot).worker_deaths;
     const UntunedEntry& e = *todo_[id];
-    if (saved_by(slot, e)) {
+    if (stopping_ && !saved_by(slot, e)) {
+      queue_->finish(id);  // nothing more is handed out: not back in the queue
+      ++results_;
+      fail(id, fmt::format("interrupted: {}", what));
+    } else if (saved_by(slot, e)) {
       // It died (or was killed for its time) between saving the winner and saying so: the problem
       // is tuned, and tuning it again would only add a second entry.
       queue_->finish(id);
@@ -399,6 +404,20 @@ void Coordinator::run(const std::string& command_line) {
       stopping_ = true;
       summary_.interrupted = true;
       for (const std::size_t id : queue_->drain()) fail(id, "interrupted");
+      if (any(Slot::State::Busy)) {
+        observer_.on_note("stopping after the problems in flight; interrupt again to stop those");
+      }
+    }
+    if (stopping_ && !forced_stop_ && tune_stop_requests() > 1) {
+      // Asked twice: a problem in flight may take minutes, or hang with no --problem-timeout-s.
+      forced_stop_ = true;
+      for (auto& slot : slots_) {
+        if (slot.process &&
+            (slot.state == Slot::State::Busy || slot.state == Slot::State::Starting)) {
+          slot.why = "stopped by a second interrupt";
+          slot.process->kill_now();
+        }
+      }
     }
     dispatch();
     if (!any(Slot::State::Busy) && !any(Slot::State::Starting)) {

@@ -18,7 +18,8 @@
 //   failed with the reasons. Every problem ends in exactly one of: tuned, failed (with why),
 //   already tuned.
 // - Stop (request_tune_stop, e.g. SIGINT): nothing more is handed out; problems in flight finish;
-//   the rest is reported as interrupted.
+//   the rest is reported as interrupted. A second request kills the workers in flight; their
+//   problems are interrupted too (unless their winner was already saved).
 // - At the end, CSV outputs are gathered into `_full0` and its copies (gather.hpp); a SQLite
 //   output records the run.
 #pragma once

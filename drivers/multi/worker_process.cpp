@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "tuner/error.hpp"
 
@@ -162,12 +164,24 @@ void WorkerProcess::kill_now() {
   if (!reaped_) ::kill(pid_, SIGKILL);
 }
 
-std::string WorkerProcess::wait() {
+std::string WorkerProcess::wait(std::chrono::milliseconds grace) {
   close_fd(in_fd_);
   if (reaped_) return "already reaped";
   int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0) {
-    if (errno != EINTR) return fmt::format("cannot wait: {}", std::strerror(errno));
+  // Its output has ended, so it is exiting; one that hangs on the way out (a GPU context torn
+  // down after a fault can take long) must not block the coordinator: killed after a grace.
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  bool killed = false;
+  while (true) {
+    const pid_t done = ::waitpid(pid_, &status, killed ? 0 : WNOHANG);
+    if (done == pid_) break;
+    if (done < 0 && errno != EINTR) return fmt::format("cannot wait: {}", std::strerror(errno));
+    if (!killed && std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid_, SIGKILL);
+      killed = true;
+    } else if (!killed) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   }
   reaped_ = true;
   if (WIFEXITED(status)) return fmt::format("exit status {}", WEXITSTATUS(status));

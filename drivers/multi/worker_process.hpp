@@ -9,9 +9,13 @@
 // - send_line() returns false when the child has gone (no SIGPIPE; the caller ignores it).
 // - read_lines() takes what the pipe holds without blocking and returns the complete lines;
 //   eof() is true once the child closed its stdout (it exited or was killed).
-// - wait() reaps the child and says how it ended ("exit status 3", "signal 9 (Killed)").
+// - wait() reaps the child and says how it ended ("exit status 3", "signal 9 (Killed)"); a child
+//   still there kExitGrace later is killed, so that one stuck on its way out never blocks the
+//   coordinator.
 // - RAII: a child still running when the object is destroyed is killed with SIGKILL and reaped.
 #pragma once
+
+#include <chrono>
 
 #include <sys/types.h>
 
@@ -44,7 +48,9 @@ class WorkerProcess {
   bool eof() const { return eof_; }
 
   void kill_now();
-  std::string wait();
+  static constexpr std::chrono::milliseconds kExitGrace{20000};
+  // Reaps the child; one that has not exited `grace` after the call is killed first.
+  std::string wait(std::chrono::milliseconds grace = kExitGrace);
 
  private:
   WorkerProcess(pid_t pid, int in_fd, int out_fd) : pid_(pid), in_fd_(in_fd), out_fd_(out_fd) {}

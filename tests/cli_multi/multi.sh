@@ -167,6 +167,25 @@ save_fails)  # a device whose output cannot be written is retired; its problem g
   expect "6 tuned, 0 already tuned \(skipped\), 0 not tuned"
   [ "$(entries f_full0.csv)" = 6 ] && [ "$(dups f_full0.csv)" = 0 ] || fail "f_full0.csv is not the 6 problems once each"
   ;;
+interrupt_twice)  # a second SIGINT stops the problems in flight too (here: a hung worker)
+  untuned u.csv 8 16 24 32
+  GEMMTUNE_TEST_HANG_ON=$(params 16) "$gemmtune" tune u.csv --workers 2 -o "$work/h0.csv" \
+    "${fast[@]}" >out.log 2>&1 &
+  coordinator=$!
+  # the three others done: the hung one is in flight
+  for _ in $(seq 1 200); do [ $(( $(entries h0.csv) + $(entries h1.csv) )) -ge 3 ] && break; sleep 0.05; done
+  kill -INT "$coordinator"
+  sleep 0.5
+  kill -0 "$coordinator" 2>/dev/null || fail "the first SIGINT ended the run with a problem in flight"
+  expect "interrupt again to stop those"
+  kill -INT "$coordinator"
+  for _ in $(seq 1 100); do kill -0 "$coordinator" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$coordinator" 2>/dev/null && { kill -9 "$coordinator"; fail "still running 10 s after a second SIGINT"; }
+  wait "$coordinator"; rc=$?
+  [ "$rc" = 5 ] || fail "exit status $rc after two SIGINTs, expected 5"
+  expect "not tuned: $(problem 16): interrupted: .*stopped by a second interrupt"
+  [ -z "$(children "$coordinator")" ] || fail "workers left behind"
+  ;;
 timeout)  # a worker stuck on a problem is killed at --problem-timeout-s; the others go on
   untuned u.csv 8 16 24 32
   GEMMTUNE_TEST_HANG_ON=$(params 16) run 5 tune u.csv --workers 2 -o "$work/t0.csv" \

@@ -37,6 +37,17 @@ TEST(WorkerProcess, EchoesLinesAndEndsCleanly) {
   EXPECT_EQ(p->wait(), "exit status 0");
 }
 
+// A child that closed its output but does not exit (stuck on its way out) is killed after the
+// grace instead of blocking its reaper for good.
+TEST(WorkerProcess, AChildThatDoesNotExitIsKilledAfterTheGrace) {
+  auto p = WorkerProcess::spawn({"/bin/sh", "-c", "exec >&-; sleep 60"});
+  read_until(*p, 1);
+  EXPECT_TRUE(p->eof());
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(p->wait(std::chrono::milliseconds(200)), "signal 9 (Killed)");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
 TEST(WorkerProcess, DescribesAKill) {
   auto p = WorkerProcess::spawn({"/bin/sleep", "30"});
   p->kill_now();
