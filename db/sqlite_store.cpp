@@ -188,6 +188,18 @@ class SqliteStore final : public ResultsStore {
                      path().string(), version, kSqliteSchemaVersion);
     }
     if (version < kSqliteSchemaVersion) {
+      // Our schema goes only into a new (empty) database: another program's must not be changed,
+      // and its tables would only fail our queries later with a confusing message.
+      SqliteStatement tables(db_,
+                             "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+      std::string found;
+      while (tables.step()) found += (found.empty() ? "" : ", ") + tables.column_text(0);
+      if (version == 0 && !found.empty()) {
+        throw InputError(fmt::format(
+            "{}: not a gemmtune database (it holds the tables {} and no gemmtune schema version); "
+            "nothing was changed",
+            path().string(), found));
+      }
       db_.exec(kSchema);
       db_.exec(fmt::format("PRAGMA user_version = {}", kSqliteSchemaVersion));
     }

@@ -55,6 +55,31 @@ TEST(SqliteStore, RefusesANewerSchema) {
   }
 }
 
+// Another program's database is refused as bad input and left exactly as it was.
+TEST(SqliteStore, RefusesAnotherProgramsDatabaseAndLeavesItAlone) {
+  testing::TempDir dir;
+  {
+    SqliteDatabase db(dir / "other.db");
+    db.exec("CREATE TABLE results(x INTEGER); CREATE TABLE notes(y TEXT)");
+  }
+  try {
+    make_sqlite_store(dir / "other.db");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "other.db: not a gemmtune database (it holds the tables notes, results"),
+              std::string::npos)
+        << e.what();
+  }
+  SqliteDatabase db(dir / "other.db");
+  SqliteStatement version(db, "PRAGMA user_version");
+  ASSERT_TRUE(version.step());
+  EXPECT_EQ(version.column_int64(0), 0);
+  SqliteStatement tables(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'");
+  ASSERT_TRUE(tables.step());
+  EXPECT_EQ(tables.column_int64(0), 2);
+}
+
 TEST(SqliteStore, AppendIsDurableAndRecordsEveryCandidate) {
   testing::TempDir dir;
   const auto path = dir / "r.sqlite";
