@@ -232,11 +232,12 @@ void Coordinator::handle_exit(Slot& slot) {
     slot.current.reset();
     ++load(slot).worker_deaths;
     const UntunedEntry& e = *todo_[id];
-    if (stopping_ && !saved_by(slot, e)) {
+    const bool saved = saved_by(slot, e);
+    if (stopping_ && !saved) {
       queue_->finish(id);  // nothing more is handed out: not back in the queue
       ++results_;
       fail(id, fmt::format("interrupted: {}", what));
-    } else if (saved_by(slot, e)) {
+    } else if (saved) {
       // It died (or was killed for its time) between saving the winner and saying so: the problem
       // is tuned, and tuning it again would only add a second entry.
       queue_->finish(id);
