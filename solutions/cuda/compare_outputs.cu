@@ -6,6 +6,8 @@
 
 #include "solutions/cuda/compare_outputs.hpp"
 
+#include "solutions/cuda/cuda_check.hpp"
+
 namespace gemmtune::cuda {
 namespace {
 
@@ -128,11 +130,12 @@ cudaError_t dispatch(FillType type, Body&& body) {
 
 cudaError_t launch_sum_squares(const void* output, FillType type, const OutputLayout& layout,
                                CompareTotals* totals, cudaStream_t stream) {
+  const cudaError_t pending = cudaPeekAtLastError();
   return dispatch(type, [&](auto tag) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
     sum_squares_kernel<T><<<blocks_for(elements(layout)), 256, 0, stream>>>(
         static_cast<const T*>(output), layout, totals);
-    return cudaGetLastError();
+    return launch_error_since(pending);
   });
 }
 
@@ -143,6 +146,7 @@ enum class ComparePass { Count, FindWorst };
 cudaError_t launch_pass(ComparePass pass, const void* reference, const void* candidate,
                         FillType type, const OutputLayout& layout, double atol, double rtol,
                         CompareTotals* totals, cudaStream_t stream) {
+  const cudaError_t pending = cudaPeekAtLastError();
   return dispatch(type, [&](auto tag) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
     const auto* ref = static_cast<const T*>(reference);
@@ -153,7 +157,7 @@ cudaError_t launch_pass(ComparePass pass, const void* reference, const void* can
     } else {
       find_worst_kernel<T><<<blocks, 256, 0, stream>>>(ref, got, layout, atol, rtol, totals);
     }
-    return cudaGetLastError();
+    return launch_error_since(pending);
   });
 }
 

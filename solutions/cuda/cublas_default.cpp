@@ -45,6 +45,7 @@ class CublasGemmSolution final : public Solution {
     const int ldc = static_cast<int>(p.blas_ldc());
     cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
     const char* call = "cublasGemmEx";
+    const cudaError_t pending = cudaPeekAtLastError();
     if (p.op == OpKind::GemmStridedBatched) {
       call = "cublasGemmStridedBatchedEx";
       status = cublasGemmStridedBatchedEx(
@@ -58,7 +59,7 @@ class CublasGemmSolution final : public Solution {
     }
     if (status != CUBLAS_STATUS_SUCCESS)
       return RunStatus::failure(call_failed_message(call, status));
-    const cudaError_t launch = cudaGetLastError();
+    const cudaError_t launch = launch_error_since(pending);
     if (launch != cudaSuccess) return RunStatus::failure(call_failed_message(call, launch));
     return RunStatus::success();
   }

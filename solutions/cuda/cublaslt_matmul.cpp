@@ -156,13 +156,14 @@ RunStatus LtMatmul::run(const cublasLtMatmulAlgo_t& algo, std::size_t algo_works
   // With an fp8 output C has another type than D and is not read (beta = 0): it must not alias
   // D, so it is passed as null, as PyTorch does.
   const void* c = types_.c == types_.d ? ops.c : nullptr;
+  const cudaError_t pending = cudaPeekAtLastError();
   const cublasStatus_t status = cublasLtMatmul(
       cublaslt_handle(), desc_.get(), s.alpha, ops.a, a_.get(), ops.b, b_.get(), s.beta, c,
       c_.get(), ops.c, d_.get(), &algo, ops.workspace, ops.workspace_bytes, stream);
   if (status != CUBLAS_STATUS_SUCCESS) {
     return RunStatus::failure(call_failed_message("cublasLtMatmul", status));
   }
-  const cudaError_t launch = cudaGetLastError();
+  const cudaError_t launch = launch_error_since(pending);
   if (launch != cudaSuccess)
     return RunStatus::failure(call_failed_message("kernel launch", launch));
   return RunStatus::success();

@@ -24,6 +24,13 @@ std::string describe(cublasStatus_t status);
 std::string call_failed_message(std::string_view call, cudaError_t error);
 std::string call_failed_message(std::string_view call, cublasStatus_t status);
 
+// The launch error a library call left as the thread's last CUDA error, or cudaSuccess. `pending`
+// is cudaPeekAtLastError() from before the call: an error already pending then is the
+// application's, and is neither reported as the call's nor cleared.
+inline cudaError_t launch_error_since(cudaError_t pending) noexcept {
+  return pending != cudaSuccess ? cudaSuccess : cudaGetLastError();
+}
+
 // Throws DeviceError for a sticky error (see is_sticky), Error otherwise.
 [[noreturn]] void throw_cuda_error(const char* file, int line, const char* call, cudaError_t error);
 [[noreturn]] void throw_cublas_error(const char* file, int line, const char* call,

@@ -4,6 +4,8 @@
 
 #include "solutions/cuda/fill_random.hpp"
 
+#include "solutions/cuda/cuda_check.hpp"
+
 namespace gemmtune::cuda {
 namespace {
 
@@ -43,11 +45,12 @@ __global__ void fill_kernel(T* data, std::int64_t count, std::uint64_t seed) {
 template <typename T>
 cudaError_t launch(void* data, std::int64_t count, std::uint64_t seed, cudaStream_t stream) {
   if (count <= 0) return cudaSuccess;
+  const cudaError_t pending = cudaPeekAtLastError();
   constexpr int kThreads = 256;
   const std::int64_t wanted = (count + kThreads - 1) / kThreads;
   const unsigned blocks = static_cast<unsigned>(wanted < 65536 ? wanted : 65536);
   fill_kernel<T><<<blocks, kThreads, 0, stream>>>(static_cast<T*>(data), count, seed);
-  return cudaGetLastError();
+  return launch_error_since(pending);
 }
 
 }  // namespace

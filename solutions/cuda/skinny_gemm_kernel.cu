@@ -1,5 +1,6 @@
 #include "solutions/cuda/skinny_gemm_kernel.hpp"
 
+#include "solutions/cuda/cuda_check.hpp"
 #include "solutions/cuda/skinny_common.cuh"
 
 namespace gemmtune::cuda {
@@ -130,6 +131,7 @@ __global__ void __launch_bounds__(Threads) skinny_tn_kernel(SkinnyArgs args) {
 
 template <typename T, int Rows, int Threads, bool Vector>
 cudaError_t launch_for_n(const SkinnyArgs& args, cudaStream_t stream) {
+  const cudaError_t pending = cudaPeekAtLastError();
   const dim3 grid(static_cast<unsigned>((args.m + Rows - 1) / Rows),
                   static_cast<unsigned>(args.batch));
   if (args.n <= 1) {
@@ -145,7 +147,7 @@ cudaError_t launch_for_n(const SkinnyArgs& args, cudaStream_t stream) {
   } else {
     return cudaErrorInvalidValue;
   }
-  return cudaGetLastError();
+  return launch_error_since(pending);
 }
 
 template <typename T, int Rows, int Threads>

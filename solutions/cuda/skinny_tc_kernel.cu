@@ -1,5 +1,6 @@
 #include "solutions/cuda/skinny_tc_kernel.hpp"
 
+#include "solutions/cuda/cuda_check.hpp"
 #include "solutions/cuda/mma_16816.cuh"
 #include "solutions/cuda/skinny_common.cuh"
 
@@ -128,6 +129,7 @@ __global__ void __launch_bounds__(Warps * 32) skinny_tc_kernel(SkinnyArgs args) 
 
 template <typename T, int MTiles, int Warps>
 cudaError_t launch_tiles(const SkinnyArgs& args, cudaStream_t stream) {
+  const cudaError_t pending = cudaPeekAtLastError();
   const dim3 grid(static_cast<unsigned>((args.m + 16 * MTiles - 1) / (16 * MTiles)),
                   static_cast<unsigned>(args.batch));
   constexpr int kThreads = Warps * 32;
@@ -142,7 +144,7 @@ cudaError_t launch_tiles(const SkinnyArgs& args, cudaStream_t stream) {
   } else {
     return cudaErrorInvalidValue;
   }
-  return cudaGetLastError();
+  return launch_error_since(pending);
 }
 
 // Element loads on slices of at most kSkinnyMaxN columns (see the header).

@@ -11,6 +11,7 @@
 #include "solutions/cuda/cublas_default.hpp"
 #include "solutions/cuda/cublaslt_provider.hpp"
 #include "solutions/cuda/cuda_device.hpp"
+#include "solutions/cuda/skinny_gemm.hpp"
 
 namespace gemmtune {
 namespace {
@@ -194,6 +195,32 @@ TEST_F(CudaSolutions, Tf32ComputesInTf32) {
   }
   EXPECT_GT(2 * tf32_kernels, candidates.size())
       << tf32_kernels << " of " << candidates.size() << " candidates computed in TF32";
+}
+
+// An error the application left pending (here a failed cudaMalloc) is neither blamed on a GEMM
+// run after it nor cleared by one: gemmtune's solutions check only for launch errors of their own.
+// Each solution runs once first: a kernel's first launch loads it (and the TMA kernels set their
+// shared-memory limit then), and the runtime's loading resets the pending error by itself, which is
+// out of our hands; an application's GEMMs after the first are what this is about.
+TEST_F(CudaSolutions, AnErrorTheApplicationLeftPendingIsNeitherBlamedNorCleared) {
+  const Problem p =
+      Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 2048, 8, 1024);
+  DeviceOperands ops(*backend_, p, 1.0, 0.0);
+  std::vector<std::unique_ptr<Solution>> solutions;
+  solutions.push_back(cuda::make_default_solution(p));
+  solutions.push_back(std::move(cuda::CublasLtProvider().enumerate(p, SearchOptions{}).front()));
+  for (auto& s : cuda::GemmtuneCudaProvider().enumerate(p, SearchOptions{})) {
+    solutions.push_back(std::move(s));  // the CUDA-core, tensor-core and TMA kernels that fit
+  }
+  for (auto& solution : solutions) {
+    SCOPED_TRACE(solution->name());
+    ASSERT_EQ(gpu_test::run_and_check(*solution, ops), "");  // loaded and warm
+    void* huge = nullptr;
+    ASSERT_NE(cudaMalloc(&huge, std::size_t{1} << 62), cudaSuccess);
+    ASSERT_EQ(cudaPeekAtLastError(), cudaErrorMemoryAllocation);
+    EXPECT_EQ(gpu_test::run_and_check(*solution, ops), "");
+    EXPECT_EQ(cudaGetLastError(), cudaErrorMemoryAllocation) << "the pending error was cleared";
+  }
 }
 
 // Default runs every line of the fixtures PyTorch recorded, and agrees with the reference.
