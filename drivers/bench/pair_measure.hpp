@@ -10,8 +10,9 @@
 // then the timed iterations run through the profiler — one timer pair per iteration, in
 // TimingPolicy::mode — in interleaved rounds (up to 4), each solution taking its share of
 // `iterations` per round, the order reversed every other round, so that clock drift during the
-// measurement falls on both alike; the samples of all rounds are pooled. Exactly `iterations` samples result unless a solution fails, which
-// ends that solution's measurement with its status. Exceptions from a solution propagate.
+// measurement falls on both alike; the samples of all rounds are pooled. Exactly `iterations`
+// samples result unless a solution fails, which ends that solution's measurement with its status.
+// Exceptions from a solution propagate.
 #pragma once
 
 #include <cstdint>
