@@ -44,6 +44,12 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
       ->envname("GEMMTUNE_SETTLE_MS")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd.add_option("--confirmation-contenders", timing.confirmation_contenders,
+                 "Tuning: how many of the fastest finalists are measured again beside Default, in "
+                 "fresh rounds that alone decide the winner (0 = off: the measurement decides)")
+      ->envname("GEMMTUNE_CONFIRMATION_CONTENDERS")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd.add_flag("--flush-cache", timing.flush_cache,
                "Flush the last-level cache before every timed iteration")
       ->envname("GEMMTUNE_FLUSH_CACHE");

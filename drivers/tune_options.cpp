@@ -11,11 +11,12 @@ std::string describe_tuning(const TunerOptions& tuner) {
                                               : std::string("default (2x last-level cache)");
   return fmt::format(
       "max_tuning_duration_ms={}\nmax_tuning_iterations={}\nmax_warmup_duration_ms={}\n"
-      "max_warmup_iterations={}\nmax_finalists={}\nsettle_ms={}\nrotating_buffer_mb={}\nflush_"
-      "cache={}\ntiming_mode={}\nmin_gain_percent={}\n"
+      "max_warmup_iterations={}\nmax_finalists={}\nsettle_ms={}\nconfirmation_contenders={}\n"
+      "rotating_buffer_mb={}\nflush_cache={}\ntiming_mode={}\nmin_gain_percent={}\n"
       "numerical_check={}\nsearch={}\nproviders={}\nworkspace_mb={}\nseed={}\n",
       t.max_tuning_duration_ms, t.max_tuning_iterations, t.max_warmup_duration_ms,
-      t.max_warmup_iterations, t.max_finalists, t.settle_duration_ms, rotating, t.flush_cache,
+      t.max_warmup_iterations, t.max_finalists, t.settle_duration_ms,
+      t.confirmation_contenders, rotating, t.flush_cache,
       to_string(t.mode), 100 * tuner.min_gain, to_string(tuner.check),
       tuner.search.space == SearchSpace::Exhaustive ? "exhaustive" : "heuristic",
       tuner.search.providers.empty() ? std::string("all")

@@ -71,6 +71,11 @@ struct TimingPolicy {
   // which of two configurations was faster flipped (bench/results/2026-11-21-h200-run4.md,
   // -power-drift.md). 0 = off.
   double settle_duration_ms = 100;
+  // Confirmation: after the measurement, this many of the fastest challengers and Default are
+  // measured again in fresh interleaved rounds under half the measurement's caps, and the winner
+  // is chosen on those samples alone, free of the bias of having been picked as the fastest of
+  // several (see Tuner). 0 = off: the measurement's samples decide.
+  int confirmation_contenders = 2;
   // Device time alone by default (see TimingMode). Backends with one way to time (the CPU's
   // steady clock) ignore it.
   TimingMode mode = TimingMode::Queued;
@@ -92,6 +97,12 @@ inline PhaseCaps screening_caps(const TimingPolicy& p) {
 }
 inline PhaseCaps measurement_caps(const TimingPolicy& p) {
   return {p.max_tuning_iterations, p.max_tuning_duration_ms};
+}
+// Half the measurement's caps (at least one iteration where iterations are capped): the
+// contenders already had a full measurement, and the confirmation only decides among two or three.
+inline PhaseCaps confirmation_caps(const TimingPolicy& p) {
+  const PhaseCaps m = measurement_caps(p);
+  return {m.max_iterations > 0 ? (m.max_iterations + 1) / 2 : 0, m.max_duration_ms / 2};
 }
 inline PhaseCaps settle_caps(const TimingPolicy& p) {
   return {0, p.settle_duration_ms};

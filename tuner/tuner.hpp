@@ -3,7 +3,8 @@
 //   enumerate → drop unsupported (reason kept) → warm up and screen each (a few capped
 //   iterations) → numerical check against Default, fastest screening median first, dropping as
 //   ScreenedOut what is slower than keep_factor × the best *correct* screening median → measure
-//   the survivors under the caps → pick the lowest median.
+//   the survivors under the caps → confirm: measure the fastest few and Default again, in fresh
+//   rounds → pick the lowest median of the confirmation.
 //
 // Default is required (it is the numerical reference and the baseline), is never screened out and
 // is always measured. A candidate beats Default only when its median is lower by at least

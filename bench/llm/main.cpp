@@ -33,6 +33,8 @@ struct Options {
   int device = 0;
   double time_budget_s = 0;  // 0 = none
   double settle_ms = TimingPolicy{}.settle_duration_ms;
+  int confirmation_contenders = TimingPolicy{}.confirmation_contenders;
+  double min_gain_percent = 100 * TunerOptions{}.min_gain;
   // Before the first problem: see warm_up.
   double warmup_s = 10;
   RemeasureOptions remeasure;
@@ -75,8 +77,8 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "- tuning: the real engine with TunerOptions as `gemmtune tune` has them by default: "
       "heuristic search "
       "space, workspace {} MiB, warmup {} it, screening {} it / {} ms, keep factor {}, {} "
-      "finalists, settle {} ms, measurement {} it / {} ms, {} timing, numerical check against "
-      "Default, winner must beat Default by {} standard errors and by at least {}%\n"
+      "finalists, settle {} ms, measurement {} it / {} ms, {}, {} timing, numerical check "
+      "against Default, winner must beat Default by {} standard errors and by at least {}%\n"
       "- re-measurement: one operand set rotation per problem (≥ 2×L2 = {:.0f} MiB, as the tuner "
       "plans it) and one profiler for all solutions; warmup {} it each, then {} interleaved rounds "
       "(order reversed every other round) of {} it / {} ms per solution; medians of the pooled "
@@ -97,7 +99,14 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "- time budget: {} (warm-up included)",
       tuner.search.max_workspace_bytes >> 20, t.max_warmup_iterations, t.screening_iterations,
       t.screening_duration_ms, t.screening_keep_factor, t.max_finalists, t.settle_duration_ms,
-      t.max_tuning_iterations, t.max_tuning_duration_ms, to_string(t.mode),
+      t.max_tuning_iterations, t.max_tuning_duration_ms,
+      t.confirmation_contenders > 0
+          ? fmt::format("confirmation of the {} fastest and Default in fresh rounds of {} it / {} "
+                        "ms that alone decide",
+                        t.confirmation_contenders, confirmation_caps(t).max_iterations,
+                        confirmation_caps(t).max_duration_ms)
+          : std::string("no confirmation (the measurement decides)"),
+      to_string(t.mode),
       tuner.default_margin_sigmas, 100 * tuner.min_gain, mib(2 * d.last_level_cache_bytes),
       o.remeasure.warmup.max_iterations, o.remeasure.rounds, o.remeasure.caps.max_iterations,
       o.remeasure.caps.max_duration_ms, to_string(TimingPolicy{}.mode), o.remeasure.small_below_ms,
@@ -152,8 +161,10 @@ int run(const Options& o, const std::string& command) {
   }
   BackendSession session = open_backend(BackendKind::Cuda, o.device);
   Backend& backend = *session.backend;
-  TunerOptions tuner_options;  // what `gemmtune tune` uses without options, but for --settle-ms
+  TunerOptions tuner_options;  // `gemmtune tune`'s defaults but for the options above
   tuner_options.timing.settle_duration_ms = o.settle_ms;
+  tuner_options.timing.confirmation_contenders = o.confirmation_contenders;
+  tuner_options.min_gain = o.min_gain_percent / 100;
   Tuner tuner(backend, *session.registry, tuner_options);
   const ReportHeader header = make_header(backend, tuner_options, o, command);
   if (o.warmup_s > 0 && !shapes.empty()) {
@@ -229,6 +240,14 @@ int main(int argc, char** argv) {
   app.add_option("--settle-ms", o.settle_ms,
                  "The tuner's settle phase (gemmtune tune --settle-ms), for comparisons")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--confirmation-contenders", o.confirmation_contenders,
+                 "The tuner's confirmation (gemmtune tune --confirmation-contenders), for "
+                 "comparisons")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--min-gain-percent", o.min_gain_percent,
+                 "The tuner's minimum gain over Default (gemmtune tune --min-gain-percent), for "
+                 "comparisons")
+      ->check(CLI::Range(0.0, 100.0));
   app.add_option("--warmup-s", o.warmup_s,
                  "Seconds of tuning and re-measuring the first problem, discarded, before it")
       ->check(CLI::NonNegativeNumber);

@@ -35,6 +35,8 @@ std::vector<std::string> worker_arguments(const std::string& executable, const T
       std::to_string(t.max_finalists),
       "--settle-ms",
       fmt::format("{}", t.settle_duration_ms),
+      "--confirmation-contenders",
+      std::to_string(t.confirmation_contenders),
       "--numerical-check",
       to_string(tuner.check),
       "--search",

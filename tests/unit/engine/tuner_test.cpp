@@ -246,12 +246,12 @@ TEST_F(TunerFixture, ScreeningHonoursBothCaps) {
   options.timing.max_tuning_iterations = 10;
   options.check = parse_numerical_check("off");
   tune();
-  EXPECT_EQ(c->calls, 1 + 3 + 10);  // warmup, screening, measurement
+  EXPECT_EQ(c->calls, 1 + 3 + 10 + 5);  // warmup, screening, measurement, confirmation
   c->calls = 0;
   options.timing.screening_iterations = 100;
   options.timing.screening_duration_ms = 2.5;  // 2 iterations of 1 ms fit
   tune();
-  EXPECT_EQ(c->calls, 1 + 2 + 10);
+  EXPECT_EQ(c->calls, 1 + 2 + 10 + 5);
 }
 
 TEST_F(TunerFixture, WarmupHonoursBothCaps) {
@@ -260,22 +260,22 @@ TEST_F(TunerFixture, WarmupHonoursBothCaps) {
   options.timing.max_tuning_iterations = 10;
   options.timing.max_warmup_iterations = 4;
   tune();
-  EXPECT_EQ(c->calls, 4 + 3 + 1 + 10);  // warmup, screening, check, measurement
+  EXPECT_EQ(c->calls, 4 + 3 + 1 + 10 + 5);  // warmup, screening, check, measurement, confirmation
   c->calls = 0;
   options.timing.max_warmup_iterations = 0;
   options.timing.max_warmup_duration_ms = 2.5;
   tune();
-  EXPECT_EQ(c->calls, 2 + 3 + 1 + 10);
+  EXPECT_EQ(c->calls, 2 + 3 + 1 + 10 + 5);
   c->calls = 0;
   options.timing.max_warmup_iterations = 1;
   options.timing.max_warmup_duration_ms = 100;
   tune();
-  EXPECT_EQ(c->calls, 1 + 3 + 1 + 10);
+  EXPECT_EQ(c->calls, 1 + 3 + 1 + 10 + 5);
   c->calls = 0;
   options.timing.max_warmup_iterations = 0;  // no warmup at all
   options.timing.max_warmup_duration_ms = 0;
   tune();
-  EXPECT_EQ(c->calls, 3 + 1 + 10);
+  EXPECT_EQ(c->calls, 3 + 1 + 10 + 5);
 }
 
 TEST_F(TunerFixture, MeasurementDurationCap) {
@@ -301,11 +301,60 @@ TEST_F(TunerFixture, MeasurementInterleavesSurvivorsSoThatDriftFallsOnAll) {
   };
   auto fast = provider->add("Fast");
   fast->time_ms = [&](int) { return 0.95 * factor(); };
+  options.timing.confirmation_contenders = 0;  // the measurement alone decides
   const TuningReport r = tune();
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.winner, "Fast");
   EXPECT_EQ(r.default_stats.iterations, 20);
   EXPECT_EQ(find(r, "Fast").stats.iterations, 20);
+}
+
+// A candidate whose samples came out 10% low in the measurement (the luck that made it the fastest
+// of the finalists) and are then at its true speed, Default's.
+std::shared_ptr<testing::FakeSolutionState> add_lucky(FakeProvider& provider, std::string name,
+                                                      int lucky_calls) {
+  auto lucky = provider.add(std::move(name));
+  lucky->time_ms = [lucky_calls](int call) { return call < lucky_calls ? 0.9 : 1.0; };
+  return lucky;
+}
+
+TEST_F(TunerFixture, ConfirmationDecidesOnFreshSamples) {
+  provider->add("Default", 1.0);
+  options.timing.screening_iterations = 0;
+  options.check = parse_numerical_check("off");
+  auto lucky = add_lucky(*provider, "Lucky", 1 + 20);  // warmup, measurement
+  options.timing.confirmation_contenders = 0;
+  TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Lucky");  // what the measurement alone picks
+
+  lucky->calls = 0;
+  options.timing.confirmation_contenders = 2;
+  r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Default");
+  EXPECT_EQ(lucky->calls, 1 + 20 + 10);  // warmup, measurement, confirmation at half the caps
+  // The reported statistics are the confirmation's: 10 samples, at the true speed.
+  EXPECT_EQ(find(r, "Lucky").stats.iterations, 10);
+  EXPECT_DOUBLE_EQ(find(r, "Lucky").stats.median_ms, 1.0);
+  EXPECT_EQ(r.default_stats.iterations, 10);
+}
+
+TEST_F(TunerFixture, ConfirmationCanPickTheRunnerUp) {
+  provider->add("Default", 1.0);
+  options.timing.screening_iterations = 0;
+  options.check = parse_numerical_check("off");
+  auto lucky = add_lucky(*provider, "Lucky", 1 + 20);
+  provider->add("Steady", 0.95);  // second in the measurement, truly the fastest
+  provider->add("Third", 0.97);   // not among the 2 contenders: keeps its measurement
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Steady");
+  EXPECT_EQ(find(r, "Lucky").disposition, Disposition::Slower);
+  EXPECT_EQ(find(r, "Third").stats.iterations, 20);
+  lucky->calls = 0;
+  options.timing.confirmation_contenders = 1;  // only Lucky is confirmed, and loses to Default
+  EXPECT_EQ(tune().winner, "Default");
 }
 
 TEST_F(TunerFixture, ProvidersLimitTheSearchButDefaultAlwaysRuns) {

@@ -23,6 +23,7 @@ TEST(WorkerCommand, PassesEveryTuningOption) {
   o.tuner.timing.max_warmup_duration_ms = 2.25;
   o.tuner.timing.max_warmup_iterations = 3;
   o.tuner.timing.max_finalists = 4;
+  o.tuner.timing.confirmation_contenders = 3;
   o.tuner.timing.rotating_buffer_mb = 0.5;
   o.tuner.timing.flush_cache = true;
   o.tuner.timing.mode = TimingMode::Immediate;
@@ -43,6 +44,7 @@ TEST(WorkerCommand, PassesEveryTuningOption) {
   EXPECT_EQ(value_after(args, "--max-warmup-duration-ms"), "2.25");
   EXPECT_EQ(value_after(args, "--max-warmup-iterations"), "3");
   EXPECT_EQ(value_after(args, "--max-finalists"), "4");
+  EXPECT_EQ(value_after(args, "--confirmation-contenders"), "3");
   EXPECT_EQ(value_after(args, "--rotating-buffer-mb"), "0.5");
   EXPECT_NE(std::find(args.begin(), args.end(), "--flush-cache=true"), args.end());
   EXPECT_EQ(value_after(args, "--timing-mode"), "immediate");
