@@ -10,12 +10,15 @@ namespace gemmtune::cli {
 void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& texts) {
   TimingPolicy& timing = tuner.timing;
   cmd.add_option("--max-tuning-duration-ms", timing.max_tuning_duration_ms,
-                 "Tuning: measurement time cap per candidate (ms; 0 = none)")
+                 "Tuning: measurement time cap per candidate (ms; 0 = none); the confirmation gets "
+                 "half, or up to all of it for a GEMM too long for a sample per round")
       ->envname("GEMMTUNE_MAX_TUNING_DURATION_MS")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd.add_option("--max-tuning-iterations", timing.max_tuning_iterations,
-                 "Tuning: measurement iteration cap per candidate (0 = none)")
+  cmd.add_option(
+         "--max-tuning-iterations", timing.max_tuning_iterations,
+         "Tuning: measurement iteration cap per candidate (0 = none); the confirmation gets "
+         "half")
       ->envname("GEMMTUNE_MAX_TUNING_ITERATIONS")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

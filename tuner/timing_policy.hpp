@@ -7,6 +7,7 @@
 // iteration (measurement, screening) or is skipped (warmup).
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 
@@ -73,8 +74,8 @@ struct TimingPolicy {
   double settle_duration_ms = 100;
   // Confirmation: after the measurement, this many of the fastest challengers and Default are
   // measured again in fresh interleaved rounds under half the measurement's caps, and the winner
-  // is chosen on those samples alone, free of the bias of having been picked as the fastest of
-  // several (see Tuner). 0 = off: the measurement's samples decide.
+  // is chosen on those samples alone, nearly free of the bias of having been picked as the
+  // fastest of several (see Tuner). 0 = off: the measurement's samples decide.
   int confirmation_contenders = 2;
   // Device time alone by default (see TimingMode). Backends with one way to time (the CPU's
   // steady clock) ignore it.
@@ -100,9 +101,15 @@ inline PhaseCaps measurement_caps(const TimingPolicy& p) {
 }
 // Half the measurement's caps (at least one iteration where iterations are capped): the
 // contenders already had a full measurement, and the confirmation only decides among two or three.
-inline PhaseCaps confirmation_caps(const TimingPolicy& p) {
+// Its duration cap is raised to min_duration_ms where that is longer, though never beyond the
+// measurement's own, so that a long GEMM still gets a sample in every round.
+inline PhaseCaps confirmation_caps(const TimingPolicy& p, double min_duration_ms = 0) {
   const PhaseCaps m = measurement_caps(p);
-  return {m.max_iterations > 0 ? (m.max_iterations + 1) / 2 : 0, m.max_duration_ms / 2};
+  PhaseCaps c{m.max_iterations > 0 ? (m.max_iterations + 1) / 2 : 0, m.max_duration_ms / 2};
+  if (c.max_duration_ms > 0 && min_duration_ms > c.max_duration_ms) {
+    c.max_duration_ms = std::min(min_duration_ms, m.max_duration_ms);
+  }
+  return c;
 }
 inline PhaseCaps settle_caps(const TimingPolicy& p) {
   return {0, p.settle_duration_ms};

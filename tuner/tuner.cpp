@@ -19,13 +19,29 @@
 namespace gemmtune {
 namespace {
 
+// A measuring phase's result for one candidate, kept to fall back on.
+struct MeasuredSamples {
+  std::vector<double> samples;
+  std::vector<double> round_medians;
+  Statistics stats;
+  double tflops = 0;
+};
+
 struct Candidate {
   std::unique_ptr<Solution> solution;
   CandidateReport report;
   bool alive = true;  // still competing
   bool is_default = false;
-  std::vector<double> samples;        // of the measurement phase, all rounds pooled
-  std::vector<double> round_medians;  // of the measurement phase, one per round
+  std::vector<double> samples;        // of the last measuring phase, all rounds pooled
+  std::vector<double> round_medians;  // of the last measuring phase, one per round
+
+  MeasuredSamples measured() const { return {samples, round_medians, report.stats, report.tflops}; }
+  void restore(MeasuredSamples m) {
+    samples = std::move(m.samples);
+    round_medians = std::move(m.round_medians);
+    report.stats = m.stats;
+    report.tflops = m.tflops;
+  }
 };
 
 double tflops_at(const Problem& p, double median_ms) {
@@ -41,6 +57,9 @@ double mib(std::size_t bytes) {
 // a quarter of its samples in a fast stretch the others missed
 // (bench/results/2026-11-21-h200-run2.md).
 constexpr int kMeasurementRounds = 8;
+// A phase sized for one iteration per round gets this much more, so that a sample a little slower
+// than the measured median does not cost the last round.
+constexpr double kRoundHeadroom = 1.25;
 
 // Runs `body`, turning a candidate's exception into a Failed disposition. A DeviceError is not
 // the candidate's fault and ends the problem.
@@ -453,20 +472,41 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   // measured again, and those under 1.5% 0.2% ahead (bench/results/2026-11-22-h200-min-gain.md).
   bool confirmed = false;
   if (timing.confirmation_contenders > 0 && !challengers.empty()) {
-    if (challengers.size() > static_cast<std::size_t>(timing.confirmation_contenders)) {
-      challengers.resize(static_cast<std::size_t>(timing.confirmation_contenders));
-    }
+    const std::size_t contenders = std::min(
+        challengers.size(), static_cast<std::size_t>(timing.confirmation_contenders));
     std::vector<Candidate*> group{&reference};
-    group.insert(group.end(), challengers.begin(), challengers.end());
-    if (!measure_in_rounds(group, confirmation_caps(timing), "confirmation")) {
-      return reference_failed();
+    group.insert(group.end(), challengers.begin(), challengers.begin() + contenders);
+    // Long enough for one iteration of the slowest in every round (the paired test needs the
+    // rounds), though never longer than the measurement: half of a 30 ms cap is one sample of a
+    // 15 ms GEMM.
+    double slowest_ms = 0;
+    for (const Candidate* c : group) slowest_ms = std::max(slowest_ms, c->report.stats.median_ms);
+    const PhaseCaps confirmation =
+        confirmation_caps(timing, kRoundHeadroom * kMeasurementRounds * slowest_ms);
+    // What the measurement found, for the case where a contender fails on the way.
+    std::vector<MeasuredSamples> measured;
+    for (const Candidate* c : group) measured.push_back(c->measured());
+    if (!measure_in_rounds(group, confirmation, "confirmation")) return reference_failed();
+    if (std::all_of(group.begin(), group.end(), [](const Candidate* c) { return c->alive; })) {
+      confirmed = true;
+      for (std::size_t i = contenders; i < challengers.size(); ++i) {
+        challengers[i]->report.reason = fmt::format(
+            "measurement median {:.4g} ms: not among the {} fastest confirmed beside Default",
+            challengers[i]->report.stats.median_ms, contenders);
+      }
+      challengers.resize(contenders);
+      std::stable_sort(challengers.begin(), challengers.end(),
+                       [](const Candidate* x, const Candidate* y) {
+                         return x->report.stats.median_ms < y->report.stats.median_ms;
+                       });
+    } else {
+      // A contender failed after a clean measurement: the confirmation no longer covers the
+      // fastest finalists, so the measurement decides among those still alive, as without it.
+      for (std::size_t i = 0; i < group.size(); ++i) {
+        if (group[i]->alive) group[i]->restore(measured[i]);
+      }
+      std::erase_if(challengers, [](const Candidate* c) { return !c->alive; });
     }
-    std::erase_if(challengers, [](const Candidate* c) { return !c->alive; });
-    std::stable_sort(challengers.begin(), challengers.end(),
-                     [](const Candidate* x, const Candidate* y) {
-                       return x->report.stats.median_ms < y->report.stats.median_ms;
-                     });
-    confirmed = true;
   }
 
   // Selection: the lowest median, if it beats Default beyond the noise of either test; else

@@ -42,7 +42,8 @@ std::string render_details(const std::vector<BenchRow>& rows) {
     md += fmt::format(
         "- tuning: {:.2f} s, {} candidates: {} winner, {} slower, {} screened out, {} unsupported, "
         "{} failed, {} incorrect; timed device time ≈ {:.0f} ms in last phases of the eliminated, "
-        "{:.0f} ms measuring the finalists; rotation {}\n",
+        "{:.0f} ms in the finalists' last phase (the confirmation's for its contenders); rotation "
+        "{}\n",
         t.elapsed_s, t.candidates.size(), count[Disposition::Winner], count[Disposition::Slower],
         count[Disposition::ScreenedOut], count[Disposition::Unsupported],
         count[Disposition::Failed], count[Disposition::Incorrect], device_ms[0], device_ms[1],

@@ -141,9 +141,11 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
                                    "flush) and C re-randomized, as mamf-finder does",
                                    flush_bytes(backend) >> 20),
       "random inputs in [-1, 1]",
-      o.tuned ? fmt::format("--tuned: each shape tuned ({} finalists, numerical check {}), the "
-                            "winner measured beside Default",
-                            o.tuner.timing.max_finalists, to_string(o.tuner.check))
+      o.tuned ? fmt::format("--tuned: each shape tuned ({} finalists, the {} fastest confirmed "
+                            "beside Default, numerical check {}), the winner measured beside "
+                            "Default",
+                            o.tuner.timing.max_finalists, o.tuner.timing.confirmation_contenders,
+                            to_string(o.tuner.check))
               : std::string("solution: Default"),
   };
   if (!o.results_file.empty()) header.measurement.push_back("solutions looked up in " + o.results_file);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "fake_backend.hpp"
@@ -352,9 +353,80 @@ TEST_F(TunerFixture, ConfirmationCanPickTheRunnerUp) {
   EXPECT_EQ(r.winner, "Steady");
   EXPECT_EQ(find(r, "Lucky").disposition, Disposition::Slower);
   EXPECT_EQ(find(r, "Third").stats.iterations, 20);
+  EXPECT_NE(find(r, "Third").reason.find("not among the 2 fastest confirmed"), std::string::npos)
+      << find(r, "Third").reason;
   lucky->calls = 0;
   options.timing.confirmation_contenders = 1;  // only Lucky is confirmed, and loses to Default
   EXPECT_EQ(tune().winner, "Default");
+}
+
+TEST_F(TunerFixture, AContenderFailingInConfirmationLeavesTheVerdictToTheMeasurement) {
+  provider->add("Default", 1.0);
+  options.timing.screening_iterations = 0;
+  options.check = parse_numerical_check("off");
+  options.timing.confirmation_contenders = 1;
+  auto flaky = provider->add("Flaky");  // the fastest, until its confirmation
+  flaky->time_ms = [](int call) {
+    if (call >= 1 + 20) throw std::runtime_error("lost");  // warmup, measurement
+    return 0.9;
+  };
+  provider->add("Second", 0.95);
+  std::map<std::string, int> reported;
+  const TuningReport r =
+      Tuner(backend, registry, options).tune(problem, [&](const CandidateReport& c, int, int) {
+        ++reported[c.solution];
+      });
+  ASSERT_TRUE(r.ok()) << r.error;
+  // Not Default: Second beat it in the measurement, whose samples still stand.
+  EXPECT_EQ(r.winner, "Second");
+  EXPECT_EQ(find(r, "Second").stats.iterations, 20);
+  EXPECT_EQ(r.default_stats.iterations, 20);
+  EXPECT_EQ(find(r, "Flaky").disposition, Disposition::Failed);
+  EXPECT_NE(find(r, "Flaky").reason.find("confirmation"), std::string::npos)
+      << find(r, "Flaky").reason;
+  EXPECT_EQ(reported, (std::map<std::string, int>{{"Default", 1}, {"Flaky", 1}, {"Second", 1}}));
+}
+
+TEST_F(TunerFixture, DefaultFailingInConfirmationEndsTheProblem) {
+  auto d = provider->add("Default");
+  d->time_ms = [](int call) {
+    if (call >= 1 + 100 + 20) throw std::runtime_error("lost");  // warmup, settle, measurement
+    return 1.0;
+  };
+  provider->add("Fast", 0.5);
+  options.timing.screening_iterations = 0;
+  options.check = parse_numerical_check("off");
+  const TuningReport r = tune();
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("confirmation threw: lost"), std::string::npos) << r.error;
+  EXPECT_EQ(find(r, "Fast").disposition, Disposition::Failed);
+}
+
+TEST_F(TunerFixture, ConfirmationOfALongGemmStillSamplesEveryRound) {
+  // At the default caps (100 iterations, 30 ms) half the duration cap holds five 3 ms samples,
+  // too few for the eight rounds; the confirmation gets as long as the measurement instead.
+  options.timing.max_tuning_iterations = TimingPolicy{}.max_tuning_iterations;
+  options.timing.max_tuning_duration_ms = TimingPolicy{}.max_tuning_duration_ms;
+  provider->add("Default", 3.0);
+  provider->add("Fast", 2.5);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Fast");
+  EXPECT_GE(r.default_stats.iterations, 8);
+  EXPECT_GE(find(r, "Fast").stats.iterations, 8);
+}
+
+TEST(ConfirmationCaps, HalfTheMeasurementsRaisedForLongGemmsUpToTheMeasurements) {
+  TimingPolicy p;  // 100 iterations, 30 ms
+  EXPECT_EQ(confirmation_caps(p).max_iterations, 50);
+  EXPECT_DOUBLE_EQ(confirmation_caps(p).max_duration_ms, 15);
+  EXPECT_DOUBLE_EQ(confirmation_caps(p, 10).max_duration_ms, 15);
+  EXPECT_DOUBLE_EQ(confirmation_caps(p, 20).max_duration_ms, 20);
+  EXPECT_DOUBLE_EQ(confirmation_caps(p, 50).max_duration_ms, 30);
+  p.max_tuning_duration_ms = 0;  // no duration cap stays none
+  EXPECT_DOUBLE_EQ(confirmation_caps(p, 50).max_duration_ms, 0);
+  p.max_tuning_iterations = 0;
+  EXPECT_TRUE(confirmation_caps(p, 50).empty());
 }
 
 TEST_F(TunerFixture, ProvidersLimitTheSearchButDefaultAlwaysRuns) {
