@@ -130,20 +130,34 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
     if (!e.timed.error.empty()) return std::nullopt;
     return try_run(e, caps, with, e.timed.error);
   };
-  for (auto& e : entries) run(e, options.warmup, profiler);
-  for (int round = 0; round < options.rounds; ++round) {
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      Entry& e = entries[round % 2 == 0 ? i : entries.size() - 1 - i];
-      if (auto m = run(e, options.caps, profiler)) {
-        e.timed.round_medians.push_back(m->stats.median_ms);
-        e.timed.samples_ms.insert(e.timed.samples_ms.end(), m->samples_ms.begin(),
-                                  m->samples_ms.end());
+  // One set of interleaved rounds over `which` (order reversed every other round); each entry's
+  // samples and round medians start afresh.
+  auto interleaved_rounds = [&](const std::vector<std::size_t>& which) {
+    for (std::size_t i : which) {
+      entries[i].timed.samples_ms.clear();
+      entries[i].timed.round_medians.clear();
+    }
+    for (int round = 0; round < options.rounds; ++round) {
+      for (std::size_t j = 0; j < which.size(); ++j) {
+        Entry& e = entries[which[round % 2 == 0 ? j : which.size() - 1 - j]];
+        if (auto m = run(e, options.caps, profiler)) {
+          e.timed.round_medians.push_back(m->stats.median_ms);
+          e.timed.samples_ms.insert(e.timed.samples_ms.end(), m->samples_ms.begin(),
+                                    m->samples_ms.end());
+        }
       }
     }
-  }
-  for (auto& e : entries) {
-    if (e.timed.error.empty()) e.timed.median_ms = median(e.timed.samples_ms);
-  }
+    for (std::size_t i : which) {
+      Timed& t = entries[i].timed;
+      t.median_ms = t.error.empty() && !t.samples_ms.empty() ? median(t.samples_ms) : 0;
+    }
+  };
+
+  // The sweep: every entry, to find the best of the top N.
+  for (auto& e : entries) run(e, options.warmup, profiler);
+  std::vector<std::size_t> all(entries.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  interleaved_rounds(all);
   if (!entries.front().timed.ok()) {
     out.error = fmt::format("Default failed: {}", entries.front().timed.error);
     return out;
@@ -162,17 +176,30 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
                                    : winner_rank_entry > 0    ? winner_rank_entry
                                    : entries.size() > top_end ? entries.size() - 1
                                                               : 0;
+  for (std::size_t i = 1; i < top_end; ++i) out.top.push_back(entries[i].timed);
+  if (best > 0) out.top_best_sweep = entries[best].timed;
+  if (winner_is_default || winner_index > 0) out.winner_sweep = entries[winner_index].timed;
+
+  // The evaluation: Default, heuristic #0, the best of the top N and the winner in fresh rounds
+  // of their own. The fastest of N medians taken from the rounds that chose it is biased low (the
+  // winner's curse: with 8 configurations within noise of one another, by about one and a half
+  // standard errors), so the comparisons use samples the choice did not see.
+  std::vector<std::size_t> picked;
+  for (std::size_t i : {std::size_t{0}, std::size_t{1}, best, winner_index}) {
+    if (i < entries.size() && entries[i].timed.ok() &&
+        std::find(picked.begin(), picked.end(), i) == picked.end()) {
+      picked.push_back(i);
+    }
+  }
+  interleaved_rounds(picked);
+  if (!entries.front().timed.ok()) {
+    out.error = fmt::format("Default failed: {}", entries.front().timed.error);
+    return out;
+  }
 
   if (entries.front().timed.median_ms < options.small_below_ms) {
-    // Default, heuristic #0, the best of the top N and the winner again, in interleaved rounds
-    // of their own: each iteration run as issued (immediate), and bursts run back to back.
-    std::vector<std::size_t> picked;
-    for (std::size_t i : {std::size_t{0}, std::size_t{1}, best, winner_index}) {
-      if (i < entries.size() && entries[i].timed.ok() &&
-          std::find(picked.begin(), picked.end(), i) == picked.end()) {
-        picked.push_back(i);
-      }
-    }
+    // The evaluation's entries again, in interleaved rounds of their own: each iteration run as
+    // issued (immediate), and bursts run back to back.
     Profiler immediate(backend, sets, out.rotation.flush, TimingMode::Immediate);
     cuda::StreamHold hold;
     std::vector<std::vector<double>> immediate_ms(picked.size()), burst_ms(picked.size());
@@ -236,8 +263,7 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
   }
 
   out.default_solution = entries.front().timed;
-  for (std::size_t i = 1; i < top_end; ++i) out.top.push_back(entries[i].timed);
-  if (!out.top.empty()) out.heuristic0 = out.top.front();
+  if (top_count > 0) out.heuristic0 = entries[1].timed;
   if (best > 0) out.top_best = entries[best].timed;
   if (winner_is_default || winner_index > 0) out.winner = entries[winner_index].timed;
   return out;

@@ -4,13 +4,17 @@
 //
 // One OperandSets (rotation of at least twice the L2, as the tuner plans it) and one Profiler,
 // timing as the tuner does by default (TimingMode::Queued: device time), serve every solution.
-// After a warmup, the solutions are timed in `rounds` short interleaved rounds, the order reversed
-// every other round, so that clock and power drift falls on all of them alike; each solution's
-// samples of all rounds are pooled and its median taken. The noise of a comparison comes from the
-// per-round ratios of the two (paired, so common drift cancels).
+// After a warmup, every solution is timed in `rounds` short interleaved rounds (the sweep), the
+// order reversed every other round, so that clock and power drift falls on all of them alike;
+// each solution's samples of all rounds are pooled and its median taken. The sweep chooses the
+// best of the top N. Then Default, heuristic #0, that best and the winner are timed again in
+// `rounds` fresh interleaved rounds (the evaluation), and the comparisons use these: the fastest
+// of N medians read from the very rounds that chose it is biased low (the winner's curse), which
+// would credit PyTorch's search with a time its choice does not have. The noise of a comparison
+// comes from the per-round ratios of the two (paired, so common drift cancels).
 //
-// For GEMMs under `small_below_ms`, Default, heuristic #0, the best of the top N and the winner are
-// timed twice more, in interleaved rounds of their own: back to back without per-iteration events
+// For GEMMs under `small_below_ms`, the evaluation's solutions are timed twice more, in
+// interleaved rounds of their own: back to back without per-iteration events
 // (the burst time, burst_timing.hpp: what a program running its GEMMs one after another sees),
 // and with each iteration run as issued (TimingMode::Immediate: the host's launch time is in the
 // samples where it exceeds the device's, as in an eager program). A diagnostic also rides along:
@@ -56,11 +60,16 @@ struct Timed {
 };
 
 struct Baselines {
+  // The evaluation's times.
   Timed default_solution;
-  Timed heuristic0;        // rank 0 of the best-fit query
-  Timed top_best;          // the fastest of ranks 0…top-1
-  std::vector<Timed> top;  // every rank the heuristic proposed (≤ RemeasureOptions::top)
-  Timed winner;  // rebuilt from the tuner's winner name (Default's timing when Default won)
+  Timed heuristic0;  // rank 0 of the best-fit query
+  Timed top_best;    // the fastest of ranks 0…top-1 in the sweep
+  Timed winner;      // rebuilt from the tuner's winner name (Default's timing when Default won)
+  // The sweep's times: every rank the heuristic proposed (≤ RemeasureOptions::top), and the best
+  // of them and the winner as the sweep timed them (the former biased low, see above).
+  std::vector<Timed> top;
+  Timed top_best_sweep;
+  Timed winner_sweep;
   RotationPlan rotation;
   double check_s = 0;  // host time of one numerical check of this problem's output
   std::string burst_error;

@@ -66,6 +66,8 @@ std::string render_details(const std::vector<BenchRow>& rows) {
     line("re-measured winner", b.winner);
     line("re-measured heuristic #0", b.heuristic0);
     line("re-measured best of the top N", b.top_best);
+    line("sweep's best of the top N", b.top_best_sweep);
+    line("sweep's winner", b.winner_sweep);
     md += fmt::format(
         "- rotation {}; one numerical check {:.3f} s, the tuner's ≈ {:.2f} s{}{}\n",
         b.rotation.describe(), b.check_s, r.estimated_check_s(),
@@ -73,8 +75,8 @@ std::string render_details(const std::vector<BenchRow>& rows) {
         b.immediate_error.empty() ? "" : fmt::format("; immediate timing: {}", b.immediate_error));
     int rank = 0;
     for (const Timed& x : b.top) {
-      md += fmt::format("  - rank {}: {:.2f} µs {} — tuner: {}{}\n", rank++, x.median_ms * 1e3,
-                        x.name, tuner_view(t, x.name),
+      md += fmt::format("  - rank {} (sweep): {:.2f} µs {} — tuner: {}{}\n", rank++,
+                        x.median_ms * 1e3, x.name, tuner_view(t, x.name),
                         x.error.empty() ? "" : fmt::format(" (error: {})", x.error));
     }
   }

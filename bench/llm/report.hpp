@@ -29,6 +29,10 @@ struct BenchRow {
   double noise() const;
   // The winner is slower than the best of the top N by more than the noise.
   bool slower_than_top() const;
+  // The same on the sweep's times, where the best of the top N is the fastest of N medians of the
+  // rounds that chose it (biased low): the comparison the benchmark made before it had an
+  // evaluation, kept beside it so that runs compare with the earlier ones.
+  bool slower_than_top_in_sweep() const;
   // The tuner's numerical checks (reference and candidates) × the host time of one: an estimate
   // of the part of the tuning time spent checking.
   double estimated_check_s() const;
