@@ -30,7 +30,8 @@ int next_chunk(const PhaseCaps& caps, int iterations_done, double elapsed_ms) {
   return remaining > 0 ? static_cast<int>(std::min<long long>(remaining, kMaxChunk)) : 0;
 }
 
-Measurement Profiler::run(Solution& solution, const Problem& problem, const PhaseCaps& caps) {
+Measurement Profiler::run(Solution& solution, const Problem& problem, const PhaseCaps& caps,
+                          double stop_above_ms) {
   Measurement m;
   auto timer = backend_.make_timer(mode_);
   void* stream = backend_.stream();
@@ -57,6 +58,10 @@ Measurement Profiler::run(Solution& solution, const Problem& problem, const Phas
     m.samples_ms.insert(m.samples_ms.end(), samples.begin(), samples.end());
     elapsed_ms = std::accumulate(m.samples_ms.begin(), m.samples_ms.end(), 0.0);
     if (samples.size() != static_cast<std::size_t>(chunk)) break;  // a timer that lost samples
+    if (stop_above_ms > 0 && m.samples_ms.size() == 1 && m.samples_ms.front() > stop_above_ms) {
+      m.cut_short = true;
+      break;
+    }
   }
   m.stats = summarize(m.samples_ms);
   return m;

@@ -11,6 +11,9 @@
 // so a chunk's iterations run back to back whatever the host's launch time; under Immediate they
 // run as issued.
 //
+// With `stop_above_ms` > 0 the phase ends after its first sample where that sample exceeds it:
+// screening's early cut (screening_cut_ms), for candidates far too slow to be worth nine more.
+//
 // A failed RunStatus stops the phase and is returned; exceptions from the solution propagate.
 #pragma once
 
@@ -27,7 +30,8 @@ namespace gemmtune {
 struct Measurement {
   std::vector<double> samples_ms;
   Statistics stats;
-  RunStatus status;  // the first failure, if any; samples then hold what ran before it
+  RunStatus status;        // the first failure, if any; samples then hold what ran before it
+  bool cut_short = false;  // ended after one sample above run()'s stop_above_ms
 };
 
 class Profiler {
@@ -35,7 +39,8 @@ class Profiler {
   Profiler(Backend& backend, OperandSets& operands, bool flush_between_iterations, TimingMode mode)
       : backend_(backend), operands_(operands), flush_(flush_between_iterations), mode_(mode) {}
 
-  Measurement run(Solution& solution, const Problem& problem, const PhaseCaps& caps);
+  Measurement run(Solution& solution, const Problem& problem, const PhaseCaps& caps,
+                  double stop_above_ms = 0);
 
  private:
   Backend& backend_;

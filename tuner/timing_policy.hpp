@@ -111,6 +111,21 @@ inline PhaseCaps confirmation_caps(const TimingPolicy& p, double min_duration_ms
   }
   return c;
 }
+// Screening's early cut: a candidate whose first screening sample (right after its warmup)
+// exceeds kScreeningCutFactor × the keep bar that Default's screening median sets ends its
+// screening there. The bar a candidate must finally clear, keep_factor × the best correct median,
+// is at most Default's, so such a candidate is screened out unless its other samples would have
+// come out kScreeningCutFactor times faster than its first. In the heuristic space of a decode
+// GEMM most of ~500 candidates are several times slower than Default, and their ten screening
+// iterations were over half of the tuning time (bench/results/2026-11-25-h100-run34-details.md).
+// 0 where screening or its keep bar is off.
+inline constexpr double kScreeningCutFactor = 2.0;
+inline double screening_cut_ms(const TimingPolicy& p, double default_screening_median_ms) {
+  if (p.screening_iterations <= 0 || p.screening_keep_factor <= 0) return 0;
+  return default_screening_median_ms > 0
+             ? kScreeningCutFactor * p.screening_keep_factor * default_screening_median_ms
+             : 0;
+}
 inline PhaseCaps settle_caps(const TimingPolicy& p) {
   return {0, p.settle_duration_ms};
 }

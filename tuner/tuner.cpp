@@ -32,6 +32,7 @@ struct Candidate {
   CandidateReport report;
   bool alive = true;  // still competing
   bool is_default = false;
+  bool screening_cut = false;         // screening ended after one sample (screening_cut_ms)
   std::vector<double> samples;        // of the last measuring phase, all rounds pooled
   std::vector<double> round_medians;  // of the last measuring phase, one per round
 
@@ -258,8 +259,10 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
 
   // One phase of one candidate; false (and Failed) when it threw or failed.
   auto phase = [&](Candidate& c, const PhaseCaps& caps, std::string_view name, Measurement& out,
-                   Profiler& with) {
-    if (!guarded(c, name, [&] { out = with.run(*c.solution, problem, caps); })) return false;
+                   Profiler& with, double stop_above_ms = 0) {
+    if (!guarded(c, name, [&] { out = with.run(*c.solution, problem, caps, stop_above_ms); })) {
+      return false;
+    }
     if (out.status) return true;
     c.alive = false;
     c.report.disposition = Disposition::Failed;
@@ -285,13 +288,16 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   };
 
   // Warmup and screening: each candidate's warmup right before its few capped screening
-  // iterations, so that screening sees it warm.
+  // iterations, so that screening sees it warm. Default goes first (enumeration put it there), and
+  // its median sets the early cut of the others'.
+  double cut_ms = 0;
   for (auto& c : candidates) {
     if (!c.alive) continue;
     Measurement m;
     const bool ok =
         (!warmup_enabled(timing) || phase(c, warmup_caps(timing), "warmup", m, warmup_profiler)) &&
-        (!screening_enabled(timing) || phase(c, screening_caps(timing), "screening", m, profiler));
+        (!screening_enabled(timing) ||
+         phase(c, screening_caps(timing), "screening", m, profiler, c.is_default ? 0 : cut_ms));
     if (!ok) {
       if (c.is_default) return reference_failed();
       finish(c);
@@ -300,6 +306,8 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     if (screening_enabled(timing)) {
       c.report.stats = m.stats;
       c.report.tflops = tflops_at(problem, m.stats.median_ms);
+      c.screening_cut = m.cut_short;
+      if (c.is_default) cut_ms = screening_cut_ms(timing, m.stats.median_ms);
     }
   }
 
@@ -366,6 +374,15 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   int finalists = 0;
   for (Candidate* c : order) {
     const double median = c->report.stats.median_ms;
+    if (c->screening_cut) {
+      c->report.disposition = Disposition::ScreenedOut;
+      c->report.reason = fmt::format(
+          "screening cut after its first sample: {:.4g} ms > {} x {} x {:.4g} ms of {}", median,
+          kScreeningCutFactor, timing.screening_keep_factor, reference.report.stats.median_ms,
+          kDefaultSolutionName);
+      finish(*c);
+      continue;
+    }
     if (screened && timing.max_finalists > 0 && finalists >= timing.max_finalists) {
       c->report.disposition = Disposition::ScreenedOut;
       c->report.reason = fmt::format("screening median {:.4g} ms: not among the {} fastest", median,

@@ -1,7 +1,8 @@
 // Tuner: tunes one problem on one backend with the solutions the registry offers for it.
 //
 //   enumerate → drop unsupported (reason kept) → warm up and screen each (a few capped
-//   iterations) → numerical check against Default, fastest screening median first, dropping as
+//   iterations; Default first, and one far slower than it on its first sample stops there, see
+//   screening_cut_ms) → numerical check against Default, fastest screening median first, dropping as
 //   ScreenedOut what is slower than keep_factor × the best *correct* screening median → measure
 //   the survivors under the caps → confirm: measure the fastest few and Default again, in fresh
 //   rounds → pick the lowest median of the confirmation.

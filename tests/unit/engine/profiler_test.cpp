@@ -23,13 +23,13 @@ struct ProfilerFixture : ::testing::Test {
   std::shared_ptr<FakeSolutionState> state = std::make_shared<FakeSolutionState>();
 
   Measurement run(PhaseCaps caps, int copies = 1, bool flush = false,
-                  TimingMode mode = TimingMode::Immediate) {
+                  TimingMode mode = TimingMode::Immediate, double stop_above_ms = 0) {
     RotationPlan plan;
     plan.copies = copies;
     OperandSets sets(backend, problem, plan, 0, 1, 1.0, 0.0);
     Profiler profiler(backend, sets, flush, mode);
     FakeSolution solution(backend.clock, state);
-    return profiler.run(solution, problem, caps);
+    return profiler.run(solution, problem, caps, stop_above_ms);
   }
   void constant(double ms) {
     state->time_ms = [ms](int) { return ms; };
@@ -82,6 +82,29 @@ TEST_F(ProfilerFixture, ChunksAreSizedFromTheAverage) {
   EXPECT_LE(std::accumulate(m.samples_ms.begin(), m.samples_ms.end(), 0.0), 10.0);
   // The average so far includes the cold sample, so the estimate stays on the safe side.
   EXPECT_EQ(m.samples_ms.size(), 6u);  // 4 + 5 × 1
+}
+
+TEST_F(ProfilerFixture, AFirstSampleAboveTheStopEndsThePhase) {
+  constant(5.0);
+  Measurement m = run({10, 1000}, 1, false, TimingMode::Queued, 4.0);
+  EXPECT_EQ(m.samples_ms.size(), 1u);
+  EXPECT_EQ(state->calls, 1);
+  EXPECT_TRUE(m.cut_short);
+  EXPECT_TRUE(m.status);
+  EXPECT_DOUBLE_EQ(m.stats.median_ms, 5.0);
+
+  state->calls = 0;
+  m = run({10, 1000}, 1, false, TimingMode::Queued, 5.0);  // not above: the caps decide
+  EXPECT_EQ(m.samples_ms.size(), 10u);
+  EXPECT_FALSE(m.cut_short);
+}
+
+TEST_F(ProfilerFixture, OnlyTheFirstSampleIsHeldToTheStop) {
+  // A later slow sample is the phase's to keep; the stop is no running check.
+  state->time_ms = [](int call) { return call == 3 ? 9.0 : 1.0; };
+  const Measurement m = run({10, 1000}, 1, false, TimingMode::Queued, 4.0);
+  EXPECT_EQ(m.samples_ms.size(), 10u);
+  EXPECT_FALSE(m.cut_short);
 }
 
 TEST_F(ProfilerFixture, NextChunk) {

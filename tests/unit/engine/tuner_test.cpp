@@ -239,6 +239,42 @@ TEST_F(TunerFixture, ScreeningDropsClearlySlowerCandidates) {
   EXPECT_EQ(slow->calls, 1 + 1);  // warmup, screening
 }
 
+TEST_F(TunerFixture, ScreeningCutsACandidateFarSlowerThanDefaultAfterOneSample) {
+  provider->add("Default", 1.0);
+  auto far = provider->add("Far", 3.5);      // over 2 × 1.5 × Default's 1 ms
+  auto near = provider->add("Near", 2.9);    // under it: screened in full, then out
+  auto close = provider->add("Close", 1.2);  // within the keep bar: measured
+  options.timing.screening_iterations = 10;
+  options.timing.screening_duration_ms = 1000;
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(far->calls, 1 + 1);  // warmup, one screening sample
+  EXPECT_EQ(find(r, "Far").disposition, Disposition::ScreenedOut);
+  EXPECT_EQ(find(r, "Far").stats.iterations, 1);
+  EXPECT_NE(find(r, "Far").reason.find("cut after its first sample: 3.5 ms > 2 x 1.5 x 1 ms"),
+            std::string::npos)
+      << find(r, "Far").reason;
+  EXPECT_EQ(near->calls, 1 + 10);
+  EXPECT_EQ(find(r, "Near").disposition, Disposition::ScreenedOut);
+  EXPECT_NE(find(r, "Near").reason.find("> 1.5 x"), std::string::npos) << find(r, "Near").reason;
+  EXPECT_GT(close->calls, 1 + 10);
+  EXPECT_EQ(find(r, "Close").disposition, Disposition::Slower);
+}
+
+TEST_F(TunerFixture, ScreeningCutFollowsTheKeepBar) {
+  // A keep factor that keeps everyone (as GPU tests set it to measure every candidate) cuts no one.
+  provider->add("Default", 1.0);
+  auto slow = provider->add("Slow", 40.0);
+  options.timing.screening_iterations = 10;
+  options.timing.screening_duration_ms = 1000;
+  options.timing.screening_keep_factor = 1e9;
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Default");
+  EXPECT_GT(slow->calls, 1 + 10);  // screened in full, then measured
+  EXPECT_EQ(find(r, "Slow").disposition, Disposition::Slower);
+}
+
 TEST_F(TunerFixture, ScreeningHonoursBothCaps) {
   provider->add("Default", 1.0);
   auto c = provider->add("C", 1.0);
