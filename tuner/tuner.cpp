@@ -288,8 +288,8 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   };
 
   // Warmup and screening: each candidate's warmup right before its few capped screening
-  // iterations, so that screening sees it warm. Default goes first (enumeration put it there), and
-  // its median sets the early cut of the others'.
+  // iterations, so that screening sees it warm. Default goes first (enumeration put it there), so
+  // its own screening runs uncut and its median sets the early cut of the others'.
   double cut_ms = 0;
   for (auto& c : candidates) {
     if (!c.alive) continue;
@@ -297,7 +297,7 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     const bool ok =
         (!warmup_enabled(timing) || phase(c, warmup_caps(timing), "warmup", m, warmup_profiler)) &&
         (!screening_enabled(timing) ||
-         phase(c, screening_caps(timing), "screening", m, profiler, c.is_default ? 0 : cut_ms));
+         phase(c, screening_caps(timing), "screening", m, profiler, cut_ms));
     if (!ok) {
       if (c.is_default) return reference_failed();
       finish(c);
