@@ -90,7 +90,7 @@ RunStatus Context::Impl::gemm(const Problem& p, const Operands& ops, void* strea
       ((f & kEnabled) && e->kind == api::EntryKind::Untuned &&
        (((f & kTuning) && !e->tuning_attempted.load(std::memory_order_relaxed)) ||
         ((f & kRecord) && !e->recorded.load(std::memory_order_relaxed))));
-  if (needs_slow_path) e = slow_path(p, h);
+  if (needs_slow_path) e = slow_path(p, h, stream);
   const api::Resolved& r = resolve(*e, (f & kEnabled) == 0);
   try {
     if (r.workspace_bytes == 0 ||
@@ -98,6 +98,7 @@ RunStatus Context::Impl::gemm(const Problem& p, const Operands& ops, void* strea
       return r.solution->run(p, ops, stream);
     }
     const auto lease = workspaces->acquire(stream, r.workspace_bytes);
+    if (lease.data() == nullptr) return run_without_workspace(*e, r, ops, stream);
     Operands with_workspace = ops;
     with_workspace.workspace = lease.data();
     with_workspace.workspace_bytes = lease.bytes();
@@ -106,6 +107,25 @@ RunStatus Context::Impl::gemm(const Problem& p, const Operands& ops, void* strea
     return RunStatus::failure(fmt::format("{} on {}: {}", r.solution->name(), signature(p),
                                           ex.what()));
   }
+}
+
+RunStatus Context::Impl::run_without_workspace(api::Entry& e, const api::Resolved& chosen,
+                                               const Operands& ops, void* stream) {
+  // The stream is being captured into a graph and has no workspace yet (none can be allocated
+  // then): Default runs in the graph instead where it needs none, rather than failing the GEMM.
+  const api::Resolved& d = resolve(e, true);
+  const bool fits =
+      d.workspace_bytes == 0 || (ops.workspace != nullptr && ops.workspace_bytes >= d.workspace_bytes);
+  const std::string what = fmt::format(
+      "{}: {} needs {} bytes of workspace, and this stream has none while it is captured into a "
+      "CUDA graph (nothing can be allocated then); run a GEMM that needs it on this stream before "
+      "the capture, or pass a workspace in Operands",
+      signature(e.problem), chosen.name, chosen.workspace_bytes);
+  if (!fits) return RunStatus::failure(what);
+  if (!capture_workspace_warned.exchange(true) || verbose()) {
+    log(what + "; Default runs in the graph instead");
+  }
+  return d.solution->run(e.problem, ops, stream);
 }
 
 Lookup Context::Impl::lookup(const Problem& p) {
@@ -200,7 +220,7 @@ void Context::Impl::rebuild_table() {
   table.store(tables.back().get(), std::memory_order_release);
 }
 
-api::Entry* Context::Impl::slow_path(const Problem& p, std::uint64_t h) {
+api::Entry* Context::Impl::slow_path(const Problem& p, std::uint64_t h, void* stream) {
   const unsigned f = flags.load();
   api::Entry* e = nullptr;
   {
@@ -209,6 +229,17 @@ api::Entry* Context::Impl::slow_path(const Problem& p, std::uint64_t h) {
     if ((f & kEnabled) == 0 || e->kind == api::EntryKind::Result) return e;
     if ((f & kTuning) == 0 || e->tuning_attempted.load()) {
       maybe_record(*e, f);
+      return e;
+    }
+    if (session.backend->capturing(stream)) {
+      // Tuning allocates, synchronizes and times on the device, which would fail the caller's
+      // capture: Default goes into the graph, and the first call outside a capture tunes.
+      maybe_record(*e, f);
+      if (!capture_tuning_warned.exchange(true) || verbose()) {
+        log(fmt::format("{}: not tuned during a CUDA graph capture; Default runs in the graph, "
+                        "and the first call outside a capture tunes it",
+                        signature(p)));
+      }
       return e;
     }
   }

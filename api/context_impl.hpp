@@ -45,7 +45,9 @@ struct Context::Impl {
                         std::string name, double time_ms);               // writer held
   void publish(api::Entry* e);                                           // writer held
   const api::Resolved& resolve(api::Entry& e, bool default_only);
-  api::Entry* slow_path(const Problem& p, std::uint64_t h);
+  api::Entry* slow_path(const Problem& p, std::uint64_t h, void* stream);
+  RunStatus run_without_workspace(api::Entry& e, const api::Resolved& chosen, const Operands& ops,
+                                  void* stream);
   api::Entry* tune_once(const Problem& p, std::uint64_t h);
   api::Entry* tune_and_publish(const Problem& p, std::uint64_t h);
   void maybe_record(api::Entry& e, unsigned f);                          // writer held
@@ -85,6 +87,7 @@ struct Context::Impl {
   std::unordered_map<Problem, std::shared_future<api::Entry*>, ProblemHash> inflight;
   std::unordered_map<Problem, std::string, ProblemHash> tuning_errors;
   bool append_warned = false, record_warned = false;
+  std::atomic<bool> capture_tuning_warned{false}, capture_workspace_warned{false};
 
   std::mutex resolve_mutex;  // resolution of one entry at a time (rare: once per entry)
   std::mutex tuning_mutex;   // one tuning at a time: two would disturb each other's timings

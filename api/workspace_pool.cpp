@@ -42,6 +42,9 @@ WorkspacePool::Lease WorkspacePool::acquire(void* stream, std::size_t bytes) {
 }
 
 WorkspacePool::Lease WorkspacePool::acquire_slow(void* stream, std::size_t bytes) {
+  // An allocation (or the free of an overflow lease) would fail the capture. A captured graph
+  // keeps the workspace's address, and the pool frees none before it is destroyed.
+  if (stream_ordered_ && backend_.capturing(stream)) return Lease{};
   const std::lock_guard lock(mutex_);
   // Round up so that a slightly larger need later does not allocate again.
   const std::size_t size = (bytes + (1u << 20) - 1) & ~((std::size_t{1} << 20) - 1);

@@ -45,7 +45,9 @@ class WorkspacePool {
     std::unique_ptr<Buffer> own_;        // overflow: a buffer of this call alone
   };
 
-  // Workspace of at least `bytes` for a call on `stream`; throws if it cannot be allocated.
+  // Workspace of at least `bytes` for a call on `stream`; throws if it cannot be allocated. While
+  // `stream` is being captured into a graph (Backend::capturing) nothing is allocated: a stream
+  // without a large enough workspace then gets an empty lease (data() null).
   Lease acquire(void* stream, std::size_t bytes);
 
  private:

@@ -74,6 +74,10 @@ class Backend {
 
   // The stream (or queue) solutions run on; nullptr on the CPU.
   virtual void* stream() const = 0;
+  // Whether work issued to a caller's `stream` is being captured into a graph (CUDA) rather than
+  // run: nothing may allocate, free, synchronize or time on the device then without failing the
+  // capture, so the Context neither tunes nor grows a workspace. False where there are no graphs.
+  virtual bool capturing(void* /*stream*/) const { return false; }
 
   // Memory that can still be allocated now (free device memory; available host memory on the
   // CPU). The tuner keeps its operands within part of it. Defaults to the total.

@@ -13,10 +13,11 @@
 // would credit PyTorch's search with a time its choice does not have. The noise of a comparison
 // comes from the per-round ratios of the two (paired, so common drift cancels).
 //
-// For GEMMs under `small_below_ms`, the evaluation's solutions are timed twice more, in
+// For GEMMs under `small_below_ms`, the evaluation's solutions are timed three more ways, in
 // interleaved rounds of their own: back to back without per-iteration events
 // (the burst time, burst_timing.hpp: what a program running its GEMMs one after another sees),
-// and with each iteration run as issued (TimingMode::Immediate: the host's launch time is in the
+// replayed from a CUDA graph (graph_timing.hpp: what a program that captures its decode step into
+// a graph sees), and with each iteration run as issued (TimingMode::Immediate: the host's launch time is in the
 // samples where it exceeds the device's, as in an eager program). A diagnostic also rides along:
 // the host time of one numerical check as the tuner makes it (run into the check C, compare with
 // Default's output; on the device where the backend compares there, as CUDA's does).
@@ -40,7 +41,7 @@ struct RemeasureOptions {
   PhaseCaps warmup{3, 0.0};
   int top = 8;  // the heuristic's proposals measured
   double memory_fraction = 0.5;
-  double small_below_ms = 0.2;  // burst and immediate times where Default takes less than this
+  double small_below_ms = 0.2;  // burst, graph and immediate times where Default takes less than this
                                 // (every decode problem of the set)
   std::uint64_t seed = 42;
 };
@@ -51,6 +52,7 @@ struct Timed {
   std::vector<double> round_medians;  // one per round
   double median_ms = 0;
   double burst_ms = 0;      // median of the bursts' time per iteration; 0 when not taken
+  double graph_ms = 0;      // median of the graph replays' time per iteration; 0 when not taken
   double immediate_ms = 0;  // median under TimingMode::Immediate; 0 when not taken
   std::string error;        // why it has no time
 
@@ -73,6 +75,7 @@ struct Baselines {
   RotationPlan rotation;
   double check_s = 0;  // host time of one numerical check of this problem's output
   std::string burst_error;
+  std::string graph_error;
   std::string immediate_error;
   std::string error;  // the problem could not be measured at all
 

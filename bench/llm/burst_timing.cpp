@@ -8,15 +8,6 @@
 #include "solutions/cuda/cuda_event.hpp"
 
 namespace gemmtune::bench {
-namespace {
-
-// Releases the held stream however the burst ends.
-struct Release {
-  cuda::StreamHold& hold;
-  ~Release() { hold.release(); }
-};
-
-}  // namespace
 
 BurstSample burst_sample(Solution& solution, const Problem& problem, OperandSets& sets,
                          cuda::StreamHold& hold, void* stream_ptr, int iterations) {
@@ -25,7 +16,7 @@ BurstSample burst_sample(Solution& solution, const Problem& problem, OperandSets
   cuda::EventPair pair;
   {
     hold.hold(stream, std::chrono::milliseconds(500));
-    Release release{hold};
+    ReleaseOnExit release{hold};
     pair.begin.record(stream);
     for (int i = 0; i < iterations && out.error.empty(); ++i) {
       const RunStatus status = solution.run(problem, sets.next(), stream);

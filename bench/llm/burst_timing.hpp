@@ -19,6 +19,12 @@
 
 namespace gemmtune::bench {
 
+// Releases a held stream however the queueing behind it ends (a failed run, an exception).
+struct ReleaseOnExit {
+  cuda::StreamHold& hold;
+  ~ReleaseOnExit() { hold.release(); }
+};
+
 struct BurstSample {
   double ms_per_iteration = 0;
   std::string error;  // why there is no sample (a run failed, the hold timed out)

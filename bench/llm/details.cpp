@@ -57,8 +57,9 @@ std::string render_details(const std::vector<BenchRow>& rows) {
       std::vector<std::string> rounds;
       for (double ms : x.round_medians) rounds.push_back(fmt::format("{:.2f}", ms * 1e3));
       md += fmt::format(
-          "- {}: {} {:.2f} µs{}{} (round medians {}){}\n", what, x.name, x.median_ms * 1e3,
+          "- {}: {} {:.2f} µs{}{}{} (round medians {}){}\n", what, x.name, x.median_ms * 1e3,
           x.burst_ms > 0 ? fmt::format(", burst {:.2f} µs", x.burst_ms * 1e3) : "",
+          x.graph_ms > 0 ? fmt::format(", graph {:.2f} µs", x.graph_ms * 1e3) : "",
           x.immediate_ms > 0 ? fmt::format(", immediate {:.2f} µs", x.immediate_ms * 1e3) : "",
           fmt::join(rounds, ", "), x.error.empty() ? "" : fmt::format(" error: {}", x.error));
     };
@@ -69,9 +70,10 @@ std::string render_details(const std::vector<BenchRow>& rows) {
     line("sweep's best of the top N", b.top_best_sweep);
     line("sweep's winner", b.winner_sweep);
     md += fmt::format(
-        "- rotation {}; one numerical check {:.3f} s, the tuner's ≈ {:.2f} s{}{}\n",
+        "- rotation {}; one numerical check {:.3f} s, the tuner's ≈ {:.2f} s{}{}{}\n",
         b.rotation.describe(), b.check_s, r.estimated_check_s(),
         b.burst_error.empty() ? "" : fmt::format("; burst timing: {}", b.burst_error),
+        b.graph_error.empty() ? "" : fmt::format("; graph timing: {}", b.graph_error),
         b.immediate_error.empty() ? "" : fmt::format("; immediate timing: {}", b.immediate_error));
     int rank = 0;
     for (const Timed& x : b.top) {

@@ -165,6 +165,17 @@ std::vector<double> CudaBackend::read_as_double(const Buffer& src, DType dtype,
   return cuda::widen_to_double(host.data(), dtype, elements);
 }
 
+bool CudaBackend::capturing(void* stream) const {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  const cudaError_t e = cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status);
+  if (e == cudaSuccess) return status != cudaStreamCaptureStatusNone;
+  // The legacy default stream while another stream captures in a mode that forbids touching it
+  // (cudaErrorStreamCaptureImplicit): as good as capturing. Any other error is no capture's; the
+  // run that follows reports it.
+  (void)cudaGetLastError();
+  return e == cudaErrorStreamCaptureImplicit;
+}
+
 void CudaBackend::synchronize() {
   const cuda::ScopedDevice device(ordinal_);
   const cudaError_t status = cudaStreamSynchronize(stream_.get());

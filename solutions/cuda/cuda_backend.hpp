@@ -31,6 +31,7 @@ class CudaBackend final : public Backend {
   std::unique_ptr<DeviceScope> make_current() const override;
   Environment versions() const override;
   void* stream() const override { return stream_.get(); }
+  bool capturing(void* stream) const override;
 
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
   void fill_random(Buffer& buffer, DType dtype, std::int64_t elements, std::uint64_t seed) override;

@@ -53,7 +53,10 @@ bool is_sticky(cudaError_t error) noexcept {
 
 int device_of(cudaStream_t stream) {
   int device = 0;
-  if (stream == nullptr) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  // Asked first: cudaStreamGetDevice on a capturing stream fails and invalidates the capture.
+  if (stream != nullptr) GEMMTUNE_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+  if (stream == nullptr || capture != cudaStreamCaptureStatusNone) {
     GEMMTUNE_CUDA_CHECK(cudaGetDevice(&device));
   } else {
     GEMMTUNE_CUDA_CHECK(cudaStreamGetDevice(stream, &device));

@@ -24,7 +24,9 @@ namespace cuda {
 // Whether an error code is one of those that poison the context for good.
 bool is_sticky(cudaError_t error) noexcept;
 
-// The device a stream belongs to (the current device for the legacy default stream).
+// The device a stream belongs to (the current device for the legacy default stream and for a
+// stream being captured into a CUDA graph, which cudaStreamGetDevice refuses: work captured into
+// a stream is issued from its device, so that device is current).
 int device_of(cudaStream_t stream);
 
 // Makes `device` current for the scope and restores the previous one afterwards; does nothing

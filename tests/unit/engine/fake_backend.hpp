@@ -62,6 +62,7 @@ class FakeBackend final : public Backend {
   const DeviceProperties& properties() const override { return properties_; }
   Environment versions() const override { return {{"FAKE_VERSION", "1"}}; }
   void* stream() const override { return nullptr; }
+  bool capturing(void* stream) const override { return stream == captured_stream; }
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override {
     ++allocations;
     allocated_bytes += bytes;
@@ -104,6 +105,7 @@ class FakeBackend final : public Backend {
   std::vector<TimingMode> timer_modes;  // of every timer made
   int allocations = 0;
   std::size_t allocated_bytes = 0;
+  void* captured_stream = nullptr;  // capturing() is true for this stream (if not null)
 
  private:
   DeviceProperties properties_;

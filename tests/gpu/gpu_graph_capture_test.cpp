@@ -1,0 +1,246 @@
+// Every kind of CUDA solution runs inside a CUDA graph: an application that captures its GEMMs
+// (an LLM server's decode step) and replays them gets the same C as a direct run. As such
+// applications do, each solution runs once before the capture (first-call set-up is not
+// capturable), then is captured in the strictest mode (global: any unsafe call from any thread
+// during the capture fails it), with C reset between the capture and the replay, so that only the
+// replay can have written it.
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <vector>
+
+#include "gemmtune/gemmtune.hpp"
+#include "gpu_support.hpp"
+#include "solutions/cuda/cublas_default.hpp"
+#include "solutions/cuda/cublaslt_algo_name.hpp"
+#include "solutions/cuda/cublaslt_provider.hpp"
+#include "solutions/cuda/cuda_device.hpp"
+#include "solutions/cuda/skinny_gemm.hpp"
+
+namespace gemmtune {
+namespace {
+
+using gpu_test::DeviceOperands;
+
+// Captures one run of `solution` on the operands, replays it, and compares C with the reference;
+// an empty string means it was captured, replayed and agreed.
+std::string capture_replay_and_check(Solution& solution, DeviceOperands& ops) {
+  if (std::string direct = gpu_test::run_and_check(solution, ops); !direct.empty()) {
+    return "direct run: " + direct;
+  }
+  const auto stream = static_cast<cudaStream_t>(ops.backend.stream());
+  ops.reset_c();
+  ops.backend.synchronize();
+  if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) != cudaSuccess) {
+    return "cudaStreamBeginCapture failed";
+  }
+  const RunStatus status = solution.run(ops.problem, ops.operands(), stream);
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+  (void)cudaGetLastError();
+  std::string error;
+  if (!status) error = "run failed during capture: " + status.error;
+  if (error.empty() && ended != cudaSuccess) {
+    error = fmt::format("capture ended with {}", cudaGetErrorName(ended));
+  }
+  cudaGraphExec_t exec = nullptr;
+  if (error.empty() && cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) {
+    error = "cudaGraphInstantiate failed";
+  }
+  if (error.empty()) {
+    ops.reset_c();  // what the capture may have written is gone: only the replay writes C
+    ops.backend.synchronize();
+    if (cudaGraphLaunch(exec, stream) != cudaSuccess) error = "cudaGraphLaunch failed";
+    ops.backend.synchronize();
+  }
+  if (exec != nullptr) cudaGraphExecDestroy(exec);
+  if (graph != nullptr) cudaGraphDestroy(graph);
+  if (!error.empty()) return error;
+  const gpu_test::Comparison cmp = gpu_test::compare_with_reference(ops, ops.read_c());
+  return cmp.ok ? std::string() : cmp.detail;
+}
+
+class GraphCapture : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    backend_ = std::make_unique<CudaBackend>(0);
+  }
+  std::unique_ptr<CudaBackend> backend_;
+};
+
+TEST_F(GraphCapture, DefaultAndCublasLtIncludingSplitK) {
+  const Problem p =
+      Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 1024, 16, 8192);
+  DeviceOperands ops(*backend_, p, 1.0, 0.0);
+  auto def = cuda::make_default_solution(p);
+  EXPECT_EQ(capture_replay_and_check(*def, ops), "") << def->name();
+
+  // The heuristic's first proposal and the first split-K variant (it uses the workspace).
+  auto candidates = cuda::CublasLtProvider().enumerate(p, SearchOptions{});
+  ASSERT_FALSE(candidates.empty());
+  EXPECT_EQ(capture_replay_and_check(*candidates.front(), ops), "") << candidates.front()->name();
+  bool split = false;
+  for (auto& c : candidates) {
+    const auto config = cuda::parse_algo_name(c->name());
+    if (!config || config->splitk <= 1) continue;
+    EXPECT_EQ(capture_replay_and_check(*c, ops), "") << c->name();
+    split = true;
+    break;
+  }
+  EXPECT_TRUE(split) << "no split-K candidate among " << candidates.size();
+}
+
+TEST_F(GraphCapture, EverySkinnyKernelFamily) {
+  for (std::int64_t n : {1, 8, 64}) {
+    const Problem p =
+        Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 1024, n, 2048);
+    SCOPED_TRACE(fmt::format("n={}", n));
+    DeviceOperands ops(*backend_, p, 1.0, 0.0);
+    auto candidates = cuda::GemmtuneCudaProvider().enumerate(p, SearchOptions{});
+    // One configuration of each kernel family the problem gets.
+    std::vector<std::size_t> seen;
+    for (auto& c : candidates) {
+      const auto config = cuda::parse_skinny_solution_name(c->name());
+      ASSERT_TRUE(config) << c->name();
+      if (std::find(seen.begin(), seen.end(), config->index()) != seen.end()) continue;
+      seen.push_back(config->index());
+      EXPECT_EQ(capture_replay_and_check(*c, ops), "") << c->name();
+    }
+    // CUDA cores up to n = kSkinnyMaxN; tensor cores, TMA-fed tensor cores and wgmma at every n here
+    // (compute capability 9.0, as the machines these tests run on).
+    EXPECT_EQ(seen.size(), n <= cuda::kSkinnyMaxN ? 4u : 3u);
+  }
+}
+
+
+// An application's capture through a Context, on a stream the Context has not seen: a problem
+// tuned to a gemmtune kernel is resolved and dispatched into the graph; an unseen problem is not
+// tuned then (that would allocate, synchronize and time inside the capture) but runs Default and
+// is tuned at its first call after; a problem tuned to a split-K algorithm whose workspace the
+// stream does not have yet runs Default in the graph instead of allocating. The capture stays
+// valid, and the replay writes every C. All-ones operands: every element of C is k.
+TEST(GraphCaptureContext, DispatchesWithoutTuningOrAllocatingInsideTheCapture) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const auto dir = std::filesystem::temp_directory_path() / "gemmtune_gpu_graph_capture";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  struct Case {
+    Problem problem;
+    std::string solution;  // in the results file; empty: not in it
+    std::uint16_t expected;  // k in bf16
+    void* c = nullptr;
+  };
+  std::vector<Case> cases = {
+      {parse_problem("GemmTunableOp_BFloat16_TN", "tn_1024_8_512_ld_512_512_1024"), "", 0x4400},
+      {parse_problem("GemmTunableOp_BFloat16_TN", "tn_1024_16_8192_ld_8192_8192_1024"), "", 0x4600},
+      {parse_problem("GemmTunableOp_BFloat16_TN", "tn_2048_8_512_ld_512_512_2048"), "", 0x4400}};
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  {
+    const auto skinny = cuda::GemmtuneCudaProvider().enumerate(cases[0].problem, SearchOptions{});
+    ASSERT_FALSE(skinny.empty());
+    cases[0].solution = skinny.front()->name();
+    for (auto& c : cuda::CublasLtProvider().enumerate(cases[1].problem, SearchOptions{})) {
+      const auto config = cuda::parse_algo_name(c->name());
+      if (config && config->splitk > 1 && c->workspace_bytes(cases[1].problem) > 0) {
+        cases[1].solution = c->name();
+        break;
+      }
+    }
+    ASSERT_FALSE(cases[1].solution.empty()) << "no split-K algorithm that needs a workspace";
+  }
+
+  std::mutex log_mutex;
+  std::vector<std::string> logs;
+  Options options;
+  options.backend = "cuda";
+  options.tuning = true;
+  options.max_tuning_duration_ms = 5;
+  options.insert_device_ordinal = false;
+  options.filename = (dir / "results.csv").string();
+  options.untuned_filename = (dir / "untuned.csv").string();
+  options.log = [&](std::string_view m) {
+    const std::lock_guard lock(log_mutex);
+    logs.emplace_back(m);
+  };
+  {
+    std::ofstream out(options.filename);
+    for (const auto& [key, value] : Context(options).validators()) {
+      out << "Validator," << key << ',' << value << '\n';
+    }
+    for (const Case& c : cases) {
+      if (c.solution.empty()) continue;
+      out << c.problem.op_signature() << ',' << c.problem.params_signature() << ',' << c.solution
+          << ",0.01\n";
+    }
+  }
+  Context ctx(options);
+  ASSERT_TRUE(ctx.load_report().accepted) << ctx.load_report().message;
+  ASSERT_EQ(ctx.load_report().entries, 2u);
+
+  const std::vector<std::uint16_t> ones(2048 * 8192, 0x3f80);
+  void *a = nullptr, *b = nullptr;
+  ASSERT_EQ(cudaMalloc(&a, ones.size() * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&b, 8192 * 16 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(a, ones.data(), ones.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b, ones.data(), 8192 * 16 * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  for (Case& c : cases) ASSERT_EQ(cudaMalloc(&c.c, c.problem.m * c.problem.n * 2), cudaSuccess);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  std::vector<RunStatus> statuses;
+  for (const Case& c : cases) statuses.push_back(ctx.gemm(c.problem, a, b, c.c, 1.0, 0.0, stream));
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess) << "the capture was invalidated";
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_TRUE(statuses[i].ok) << cases[i].problem.params_signature() << ": "
+                                << statuses[i].error;
+  }
+  EXPECT_EQ(ctx.lookup(cases[0].problem).source, Source::Tuned);
+  EXPECT_EQ(ctx.lookup(cases[0].problem).solution, cases[0].solution);
+  EXPECT_EQ(ctx.lookup(cases[2].problem).source, Source::Untuned) << "tuned inside the capture";
+  const auto logged = [&](std::string_view what) {
+    const std::lock_guard lock(log_mutex);
+    return std::any_of(logs.begin(), logs.end(),
+                       [&](const std::string& m) { return m.find(what) != std::string::npos; });
+  };
+  EXPECT_TRUE(logged("not tuned during a CUDA graph capture"));
+  EXPECT_TRUE(logged("Default runs in the graph instead"));
+
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (const Case& c : cases) {
+    ASSERT_EQ(cudaMemset(c.c, 0, c.problem.m * c.problem.n * 2), cudaSuccess);
+  }
+  ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  for (const Case& c : cases) {
+    std::vector<std::uint16_t> out(c.problem.m * c.problem.n);
+    ASSERT_EQ(cudaMemcpy(out.data(), c.c, out.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (const std::uint16_t v : out) {
+      ASSERT_EQ(v, c.expected) << c.problem.params_signature() << ": the replay did not write C";
+    }
+  }
+
+  // Outside a capture the unseen problem is tuned at its first call.
+  ASSERT_TRUE(ctx.gemm(cases[2].problem, a, b, cases[2].c, 1.0, 0.0, stream).ok);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  EXPECT_EQ(ctx.lookup(cases[2].problem).source, Source::Tuned);
+
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+  cudaFree(a);
+  cudaFree(b);
+  for (Case& c : cases) cudaFree(c.c);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gemmtune
