@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "solutions/cuda/bulk_copy.cuh"
+#include "solutions/cuda/dependent_launch.cuh"
 #include "solutions/cuda/mma_16816.cuh"
 #include "solutions/cuda/skinny_common.cuh"
 
@@ -101,6 +102,9 @@ __global__ void __launch_bounds__(kBulkThreads<Warps>)
     bulk::fence_barrier_init();
   }
   __syncthreads();
+  // Set up while the stream's previous kernel may still run; nothing global is touched before.
+  wait_for_previous_kernel();
+  allow_next_kernel();
 
   if (warp == Warps) {
     // Producer: one thread issues a stage's boxes; the TMA unit streams whole 128-byte row

@@ -1,6 +1,7 @@
 #include "solutions/cuda/skinny_gemm_kernel.hpp"
 
 #include "solutions/cuda/cuda_check.hpp"
+#include "solutions/cuda/dependent_launch.cuh"
 #include "solutions/cuda/skinny_common.cuh"
 
 namespace gemmtune::cuda {
@@ -79,6 +80,8 @@ __global__ void __launch_bounds__(Threads) skinny_tn_kernel(SkinnyArgs args) {
 #pragma unroll
     for (int j = 0; j < MaxN; ++j) acc[r][j] = 0.f;
   }
+  wait_for_previous_kernel();
+  allow_next_kernel();
 
 #pragma unroll 2
   for (int kk = static_cast<int>(threadIdx.x) * V; kk < args.k; kk += Threads * V) {
@@ -131,23 +134,17 @@ __global__ void __launch_bounds__(Threads) skinny_tn_kernel(SkinnyArgs args) {
 
 template <typename T, int Rows, int Threads, bool Vector>
 cudaError_t launch_for_n(const SkinnyArgs& args, cudaStream_t stream) {
-  const cudaError_t pending = cudaPeekAtLastError();
   const dim3 grid(static_cast<unsigned>((args.m + Rows - 1) / Rows),
                   static_cast<unsigned>(args.batch));
-  if (args.n <= 1) {
-    skinny_tn_kernel<T, Rows, 1, Threads, Vector><<<grid, Threads, 0, stream>>>(args);
-  } else if (args.n <= 2) {
-    skinny_tn_kernel<T, Rows, 2, Threads, Vector><<<grid, Threads, 0, stream>>>(args);
-  } else if (args.n <= 4) {
-    skinny_tn_kernel<T, Rows, 4, Threads, Vector><<<grid, Threads, 0, stream>>>(args);
-  } else if (args.n <= 8) {
-    skinny_tn_kernel<T, Rows, 8, Threads, Vector><<<grid, Threads, 0, stream>>>(args);
-  } else if (args.n <= kSkinnyMaxN) {
-    skinny_tn_kernel<T, Rows, kSkinnyMaxN, Threads, Vector><<<grid, Threads, 0, stream>>>(args);
-  } else {
-    return cudaErrorInvalidValue;
-  }
-  return launch_error_since(pending);
+  const auto launch = [&](auto kernel) {
+    return launch_dependent(kernel, grid, dim3(Threads), 0, stream, args);
+  };
+  if (args.n <= 1) return launch(skinny_tn_kernel<T, Rows, 1, Threads, Vector>);
+  if (args.n <= 2) return launch(skinny_tn_kernel<T, Rows, 2, Threads, Vector>);
+  if (args.n <= 4) return launch(skinny_tn_kernel<T, Rows, 4, Threads, Vector>);
+  if (args.n <= 8) return launch(skinny_tn_kernel<T, Rows, 8, Threads, Vector>);
+  if (args.n <= kSkinnyMaxN) return launch(skinny_tn_kernel<T, Rows, kSkinnyMaxN, Threads, Vector>);
+  return cudaErrorInvalidValue;
 }
 
 template <typename T, int Rows, int Threads>

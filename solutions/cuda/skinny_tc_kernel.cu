@@ -1,6 +1,7 @@
 #include "solutions/cuda/skinny_tc_kernel.hpp"
 
 #include "solutions/cuda/cuda_check.hpp"
+#include "solutions/cuda/dependent_launch.cuh"
 #include "solutions/cuda/mma_16816.cuh"
 #include "solutions/cuda/skinny_common.cuh"
 
@@ -51,6 +52,8 @@ __global__ void __launch_bounds__(Warps * 32) skinny_tc_kernel(SkinnyArgs args) 
       for (int i = 0; i < 4; ++i) acc[mt][nt][i] = 0.f;
     }
   }
+  wait_for_previous_kernel();
+  allow_next_kernel();
 
   // The main loop keeps Depth chunks of loads in flight per warp: a ring of register buffers in
   // which chunk i is multiplied while chunk i + Depth is already on its way. Loading and then
@@ -129,22 +132,16 @@ __global__ void __launch_bounds__(Warps * 32) skinny_tc_kernel(SkinnyArgs args) 
 
 template <typename T, int MTiles, int Warps>
 cudaError_t launch_tiles(const SkinnyArgs& args, cudaStream_t stream) {
-  const cudaError_t pending = cudaPeekAtLastError();
   const dim3 grid(static_cast<unsigned>((args.m + 16 * MTiles - 1) / (16 * MTiles)),
                   static_cast<unsigned>(args.batch));
-  constexpr int kThreads = Warps * 32;
-  if (args.n <= 8) {
-    skinny_tc_kernel<T, MTiles, 1, Warps><<<grid, kThreads, 0, stream>>>(args);
-  } else if (args.n <= 16) {
-    skinny_tc_kernel<T, MTiles, 2, Warps><<<grid, kThreads, 0, stream>>>(args);
-  } else if (args.n <= 32) {
-    skinny_tc_kernel<T, MTiles, 4, Warps><<<grid, kThreads, 0, stream>>>(args);
-  } else if (args.n <= kSkinnyTcMaxN) {
-    skinny_tc_kernel<T, MTiles, 8, Warps><<<grid, kThreads, 0, stream>>>(args);
-  } else {
-    return cudaErrorInvalidValue;
-  }
-  return launch_error_since(pending);
+  const auto launch = [&](auto kernel) {
+    return launch_dependent(kernel, grid, dim3(Warps * 32), 0, stream, args);
+  };
+  if (args.n <= 8) return launch(skinny_tc_kernel<T, MTiles, 1, Warps>);
+  if (args.n <= 16) return launch(skinny_tc_kernel<T, MTiles, 2, Warps>);
+  if (args.n <= 32) return launch(skinny_tc_kernel<T, MTiles, 4, Warps>);
+  if (args.n <= kSkinnyTcMaxN) return launch(skinny_tc_kernel<T, MTiles, 8, Warps>);
+  return cudaErrorInvalidValue;
 }
 
 // Element loads on slices of at most kSkinnyMaxN columns (see the header).

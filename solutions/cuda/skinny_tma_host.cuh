@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "solutions/cuda/cuda_check.hpp"
+#include "solutions/cuda/dependent_launch.cuh"
 #include "solutions/cuda/skinny_bulk_kernel.cuh"
 #include "solutions/cuda/skinny_tc_kernel.hpp"
 
@@ -89,7 +90,6 @@ cudaError_t resident_blocks(int device, int& blocks) {
 template <typename T, auto Kernel, int Threads, int Bytes>
 cudaError_t launch_persistent(const SkinnyArgs& args, cudaStream_t stream, int a_rows, int b_rows,
                               bool& unaddressable) {
-  const cudaError_t pending = cudaPeekAtLastError();
   CUtensorMap map_a, map_b;
   if (!encode_rows<T>(map_a, args.a, args.k, args.m, args.batch, args.lda, args.stride_a, a_rows) ||
       !encode_rows<T>(map_b, args.b, args.k, args.n, args.batch, args.ldb, args.stride_b, b_rows)) {
@@ -103,8 +103,7 @@ cudaError_t launch_persistent(const SkinnyArgs& args, cudaStream_t stream, int a
   const std::int64_t tiles = static_cast<std::int64_t>((args.m + a_rows - 1) / a_rows) * args.batch;
   if (tiles > INT_MAX) return cudaErrorInvalidValue;  // the kernels count tiles in int
   const int blocks = tiles < resident ? static_cast<int>(tiles) : resident;
-  Kernel<<<blocks, Threads, Bytes, stream>>>(args, map_a, map_b);
-  return launch_error_since(pending);
+  return launch_dependent(Kernel, dim3(blocks), dim3(Threads), Bytes, stream, args, map_a, map_b);
 }
 
 // An entry point's dispatch on the element type: `typed(element, unaddressable)` launches with

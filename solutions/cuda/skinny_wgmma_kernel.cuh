@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "solutions/cuda/bulk_copy.cuh"
+#include "solutions/cuda/dependent_launch.cuh"
 #include "solutions/cuda/skinny_bulk_kernel.cuh"
 #include "solutions/cuda/skinny_common.cuh"
 #include "solutions/cuda/wgmma.cuh"
@@ -92,6 +93,9 @@ __global__ void __launch_bounds__(Groups * 128 + 32)
     bulk::fence_barrier_init();
   }
   __syncthreads();
+  // Set up while the stream's previous kernel may still run; nothing global is touched before.
+  wait_for_previous_kernel();
+  allow_next_kernel();
 
   if (warp == Groups * 4) {
     if (lane != 0) return;

@@ -4,7 +4,10 @@
 // a strided batch, shapes that force the element-load path (k or ld not a multiple of the
 // vector), k that ends inside a tensor-core chunk, and a long k. Names round-trip; problems they
 // do not fit get no candidates.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
+
+#include <vector>
 
 #include "gpu_support.hpp"
 #include "solutions/cuda/cuda_device.hpp"
@@ -127,6 +130,52 @@ TEST_F(SkinnyKernel, ElementLoadsWhereVectorsDoNotFit) {
   Problem vec = Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 96, 1, 64);
   vec.ldc = 1;
   check_every_config(vec, 1.0, 0.0);
+}
+
+TEST_F(SkinnyKernel, ADependentLaunchWaitsForThePreviousKernelsOutput) {
+  // The kernels are launched dependent (they may start while the stream's previous kernel
+  // finishes): the second of two chained GEMMs reads the first's C as its B, for every
+  // configuration. C1 is poisoned with NaN before each chain; all-ones operands make
+  // C1 = 512 and C2 = 512 · 1024 exactly, so a read of C1 before the first GEMM ended shows.
+  const Problem first =
+      Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 1024, 8, 512);
+  const Problem second =
+      Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 512, 8, 1024);
+  auto ones = [&](std::size_t elements) {
+    auto buffer = backend_->allocate(elements * 2);
+    const std::vector<std::uint16_t> host(elements, 0x3f80);
+    EXPECT_EQ(cudaMemcpy(buffer->data(), host.data(), elements * 2, cudaMemcpyHostToDevice),
+              cudaSuccess);
+    return buffer;
+  };
+  const auto a = ones(1024 * 1024), b = ones(512 * 8);
+  const auto c1 = backend_->allocate(1024 * 8 * 2), c2 = backend_->allocate(512 * 8 * 2);
+  const auto stream = static_cast<cudaStream_t>(backend_->stream());
+  for (auto& s1 : provider_.enumerate(first, SearchOptions{})) {
+    auto s2 = provider_.from_name(second, s1->name());
+    ASSERT_NE(s2, nullptr) << s1->name();
+    if (!s2->supports(second)) continue;
+    Operands o1, o2;
+    o1.a = a->data();
+    o1.b = b->data();
+    o1.c = c1->data();
+    o2.a = a->data();
+    o2.b = c1->data();
+    o2.c = c2->data();
+    for (int chain = 0; chain < 10; ++chain) {
+      ASSERT_EQ(cudaMemsetAsync(c1->data(), 0xff, c1->bytes(), stream), cudaSuccess);
+      ASSERT_EQ(cudaMemsetAsync(c2->data(), 0xff, c2->bytes(), stream), cudaSuccess);
+      ASSERT_TRUE(s1->run(first, o1, stream)) << s1->name();
+      ASSERT_TRUE(s2->run(second, o2, stream)) << s1->name();
+      backend_->synchronize();
+      std::vector<std::uint16_t> out(512 * 8);
+      ASSERT_EQ(cudaMemcpy(out.data(), c2->data(), out.size() * 2, cudaMemcpyDeviceToHost),
+                cudaSuccess);
+      for (const std::uint16_t v : out) {
+        ASSERT_EQ(v, 0x4900) << s1->name() << ", chain " << chain << ": not 2^19";
+      }
+    }
+  }
 }
 
 TEST_F(SkinnyKernel, NamesRoundTripAndMisfitsGetNoCandidates) {
