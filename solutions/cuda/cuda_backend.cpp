@@ -166,13 +166,14 @@ std::vector<double> CudaBackend::read_as_double(const Buffer& src, DType dtype,
 }
 
 bool CudaBackend::capturing(void* stream) const {
+  const cudaError_t pending = cudaPeekAtLastError();  // the application's, left as it is
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   const cudaError_t e = cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status);
   if (e == cudaSuccess) return status != cudaStreamCaptureStatusNone;
   // The legacy default stream while another stream captures in a mode that forbids touching it
   // (cudaErrorStreamCaptureImplicit): as good as capturing. Any other error is no capture's; the
   // run that follows reports it.
-  (void)cudaGetLastError();
+  (void)cuda::launch_error_since(pending);
   return e == cudaErrorStreamCaptureImplicit;
 }
 
