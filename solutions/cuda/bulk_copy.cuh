@@ -92,26 +92,15 @@ __device__ __forceinline__ void copy_box(std::uint32_t shared_destination, const
       : "memory");
 }
 
-// Starts bringing a box into L2 only, without a barrier or a destination, under the same L2
-// policy as the copy that will read it (an evict-normal prefetch of A would outlive the copy's
-// evict-first lines and hand the next run of the same weights L2 hits that a model, reading each
-// weight once per step, never gets). Safe before griddepcontrol.wait even where the stream's
-// previous kernel writes the box: every write reaches L2, so what is read from there later is the
-// written value; it only overlaps the DRAM reads with the end of that kernel.
+// Starts bringing a box into L2 only, without a barrier or a destination. Safe before
+// griddepcontrol.wait even where the stream's previous kernel writes the box: every write reaches
+// L2, so what is read from there later is the written value; it only overlaps the DRAM reads
+// with the end of that kernel.
 __device__ __forceinline__ void prefetch_box_to_l2(const void* tensor_map, int k, int row,
-                                                   int batch, std::uint64_t policy) {
-  asm volatile(
-      "cp.async.bulk.prefetch.tensor.3d.L2.global.tile.L2::cache_hint [%0, {%1, %2, %3}], %4;\n" ::
-          "l"(tensor_map),
-      "r"(k), "r"(row), "r"(batch), "l"(policy)
-      : "memory");
-}
-
-// The same for `bytes` (a multiple of 16) of contiguous memory at a 16-byte aligned address.
-__device__ __forceinline__ void prefetch_bytes_to_l2(const void* global, std::uint32_t bytes,
-                                                     std::uint64_t policy) {
-  asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;\n" ::"l"(global),
-               "r"(bytes), "l"(policy)
+                                                   int batch) {
+  asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];\n" ::"l"(
+                   tensor_map),
+               "r"(k), "r"(row), "r"(batch)
                : "memory");
 }
 

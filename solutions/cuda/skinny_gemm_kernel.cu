@@ -1,6 +1,5 @@
 #include "solutions/cuda/skinny_gemm_kernel.hpp"
 
-#include "solutions/cuda/bulk_copy.cuh"
 #include "solutions/cuda/cuda_check.hpp"
 #include "solutions/cuda/dependent_launch.cuh"
 #include "solutions/cuda/skinny_common.cuh"
@@ -82,18 +81,16 @@ __global__ void __launch_bounds__(Threads) skinny_tn_kernel(SkinnyArgs args) {
     for (int j = 0; j < MaxN; ++j) acc[r][j] = 0.f;
   }
   // The first two strides of this block's rows, asked into L2 while the stream's previous kernel
-  // may still run (bulk_copy.cuh: safe before the wait; evict-first, as the loads that read them).
-  // Rows of 16-byte vectors only, which start on 16 bytes.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (Vector && threadIdx.x < Rows) {
-    const int elements = min(args.k, 2 * Threads * V) / V * V;
-    if (elements > 0) {
-      bulk::prefetch_bytes_to_l2(a_rows[threadIdx.x],
-                                 static_cast<std::uint32_t>(elements * sizeof(T)),
-                                 bulk::evict_first_policy());
+  // may still run (safe before the wait: every write reaches L2), one thread per 128-byte line.
+  if ((threadIdx.x * V * sizeof(T)) % 128 == 0) {
+#pragma unroll
+    for (int r = 0; r < Rows; ++r) {
+      for (int kk = static_cast<int>(threadIdx.x) * V; kk < args.k && kk < 2 * Threads * V;
+           kk += Threads * V) {
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(a_rows[r] + kk) : "memory");
+      }
     }
   }
-#endif
   wait_for_previous_kernel();
   allow_next_kernel();
 

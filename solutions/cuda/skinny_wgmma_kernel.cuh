@@ -97,14 +97,11 @@ __global__ void __launch_bounds__(Groups * 128 + 32)
   // before the wait, only the first stages of the first tile asked into L2.
   if (warp == Groups * 4 && lane == 0 && static_cast<int>(blockIdx.x) < tiles) {
     const int tile = static_cast<int>(blockIdx.x);
-    const std::uint64_t stream_once = bulk::evict_first_policy();
-    const std::uint64_t reread = bulk::evict_last_policy();
     for (int i = 0; i < chunks && i < Stages; ++i) {
       for (int box = 0; box < KBoxes; ++box) {
         const int k0 = i * KChunk + box * kBoxK;
-        bulk::prefetch_box_to_l2(&map_b, k0, 0, tile / row_tiles, reread);
-        bulk::prefetch_box_to_l2(&map_a, k0, (tile % row_tiles) * Stage::kRowsA, tile / row_tiles,
-                                 stream_once);
+        bulk::prefetch_box_to_l2(&map_b, k0, 0, tile / row_tiles);
+        bulk::prefetch_box_to_l2(&map_a, k0, (tile % row_tiles) * Stage::kRowsA, tile / row_tiles);
       }
     }
   }
