@@ -92,16 +92,4 @@ __device__ __forceinline__ void copy_box(std::uint32_t shared_destination, const
       : "memory");
 }
 
-// Starts bringing a box into L2 only, without a barrier or a destination. Safe before
-// griddepcontrol.wait even where the stream's previous kernel writes the box: every write reaches
-// L2, so what is read from there later is the written value; it only overlaps the DRAM reads
-// with the end of that kernel.
-__device__ __forceinline__ void prefetch_box_to_l2(const void* tensor_map, int k, int row,
-                                                   int batch) {
-  asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];\n" ::"l"(
-                   tensor_map),
-               "r"(k), "r"(row), "r"(batch)
-               : "memory");
-}
-
 }  // namespace gemmtune::cuda::bulk

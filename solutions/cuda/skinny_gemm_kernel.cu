@@ -80,17 +80,6 @@ __global__ void __launch_bounds__(Threads) skinny_tn_kernel(SkinnyArgs args) {
 #pragma unroll
     for (int j = 0; j < MaxN; ++j) acc[r][j] = 0.f;
   }
-  // The first two strides of this block's rows, asked into L2 while the stream's previous kernel
-  // may still run (safe before the wait: every write reaches L2), one thread per 128-byte line.
-  if ((threadIdx.x * V * sizeof(T)) % 128 == 0) {
-#pragma unroll
-    for (int r = 0; r < Rows; ++r) {
-      for (int kk = static_cast<int>(threadIdx.x) * V; kk < args.k && kk < 2 * Threads * V;
-           kk += Threads * V) {
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(a_rows[r] + kk) : "memory");
-      }
-    }
-  }
   wait_for_previous_kernel();
   allow_next_kernel();
 

@@ -93,18 +93,7 @@ __global__ void __launch_bounds__(Groups * 128 + 32)
     bulk::fence_barrier_init();
   }
   __syncthreads();
-  // Set up while the stream's previous kernel may still run; nothing global is read or written
-  // before the wait, only the first stages of the first tile asked into L2.
-  if (warp == Groups * 4 && lane == 0 && static_cast<int>(blockIdx.x) < tiles) {
-    const int tile = static_cast<int>(blockIdx.x);
-    for (int i = 0; i < chunks && i < Stages; ++i) {
-      for (int box = 0; box < KBoxes; ++box) {
-        const int k0 = i * KChunk + box * kBoxK;
-        bulk::prefetch_box_to_l2(&map_b, k0, 0, tile / row_tiles);
-        bulk::prefetch_box_to_l2(&map_a, k0, (tile % row_tiles) * Stage::kRowsA, tile / row_tiles);
-      }
-    }
-  }
+  // Set up while the stream's previous kernel may still run; nothing global is touched before.
   wait_for_previous_kernel();
   allow_next_kernel();
 
