@@ -114,8 +114,8 @@ RunStatus Context::Impl::run_without_workspace(api::Entry& e, const api::Resolve
   // The stream is being captured into a graph and has no workspace yet (none can be allocated
   // then): Default runs in the graph instead where it needs none, rather than failing the GEMM.
   const api::Resolved& d = resolve(e, true);
-  const bool fits =
-      d.workspace_bytes == 0 || (ops.workspace != nullptr && ops.workspace_bytes >= d.workspace_bytes);
+  const bool fits = d.workspace_bytes == 0 ||
+                    (ops.workspace != nullptr && ops.workspace_bytes >= d.workspace_bytes);
   const std::string what = fmt::format(
       "{}: {} needs {} bytes of workspace, and this stream has none while it is captured into a "
       "CUDA graph (nothing can be allocated then); run a GEMM that needs it on this stream before "

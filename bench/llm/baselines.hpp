@@ -17,10 +17,10 @@
 // interleaved rounds of their own: back to back without per-iteration events
 // (the burst time, burst_timing.hpp: what a program running its GEMMs one after another sees),
 // replayed from a CUDA graph (graph_timing.hpp: what a program that captures its decode step into
-// a graph sees), and with each iteration run as issued (TimingMode::Immediate: the host's launch time is in the
-// samples where it exceeds the device's, as in an eager program). A diagnostic also rides along:
-// the host time of one numerical check as the tuner makes it (run into the check C, compare with
-// Default's output; on the device where the backend compares there, as CUDA's does).
+// a graph sees), and with each iteration run as issued (TimingMode::Immediate: the host's launch
+// time is in the samples where it exceeds the device's, as in an eager program). A diagnostic also
+// rides along: the host time of one numerical check as the tuner makes it (run into the check C,
+// compare with Default's output; on the device where the backend compares there, as CUDA's does).
 #pragma once
 
 #include <cstdint>
@@ -41,8 +41,8 @@ struct RemeasureOptions {
   PhaseCaps warmup{3, 0.0};
   int top = 8;  // the heuristic's proposals measured
   double memory_fraction = 0.5;
-  double small_below_ms = 0.2;  // burst, graph and immediate times where Default takes less than this
-                                // (every decode problem of the set)
+  double small_below_ms = 0.2;  // burst, graph and immediate times where Default takes less than
+                                // this (every decode problem of the set)
   std::uint64_t seed = 42;
 };
 

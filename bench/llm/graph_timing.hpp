@@ -4,8 +4,8 @@
 //
 // `iterations` runs on the rotating operand sets are captured once into a graph; a sample is one
 // replay between a pair of events, divided by `iterations`, queued behind a held stream
-// (cuda::StreamHold) so that the host's time to launch the graph is not in it. Against the burst time
-// (burst_timing.hpp), which still has the device take each launch from the stream's queue, a
+// (cuda::StreamHold) so that the host's time to launch the graph is not in it. Against the burst
+// time (burst_timing.hpp), which still has the device take each launch from the stream's queue, a
 // replay has neither per-iteration events nor launch gaps: what is left is the kernels' own time
 // and what the graph puts between its nodes.
 #pragma once

@@ -306,19 +306,22 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
   // Diagnostics: the decode problems timed back to back and as issued, and the numerical checks
   // inside tuning time.
   for (const OtherTiming other :
-       {OtherTiming{"burst timing (20 iterations queued behind a held stream between one pair of "
-              "events, then run back to back: the device time a program running its GEMMs one "
-              "after another sees)",
-              &Timed::burst_ms},
-        OtherTiming{"graph timing (20 iterations captured into a CUDA graph, replayed between one pair "
-              "of events queued behind a held stream: the device time a program that captures "
-              "its decode step into a graph sees, with neither per-iteration events nor launch "
-              "gaps)",
-              &Timed::graph_ms},
-        OtherTiming{"immediate timing (each iteration run as soon as it is issued, so where the host "
-              "needs longer to issue a GEMM than the device to run it, as in an eager program, "
-              "the samples hold the host's time)",
-              &Timed::immediate_ms}}) {
+       {OtherTiming{
+            "burst timing (20 iterations queued behind a held stream between one pair of "
+            "events, then run back to back: the device time a program running its GEMMs one "
+            "after another sees)",
+            &Timed::burst_ms},
+        OtherTiming{
+            "graph timing (20 iterations captured into a CUDA graph, replayed between one pair "
+            "of events queued behind a held stream: the device time a program that captures "
+            "its decode step into a graph sees, with neither per-iteration events nor launch "
+            "gaps)",
+            &Timed::graph_ms},
+        OtherTiming{
+            "immediate timing (each iteration run as soon as it is issued, so where the host "
+            "needs longer to issue a GEMM than the device to run it, as in an eager program, "
+            "the samples hold the host's time)",
+            &Timed::immediate_ms}}) {
     Mean g_winner, g_top, g_h0;
     double gap_us = 0;  // Default's time this way minus its queued per-iteration time, summed
     for (const auto& r : rows) {

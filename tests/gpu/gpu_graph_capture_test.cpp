@@ -112,12 +112,11 @@ TEST_F(GraphCapture, EverySkinnyKernelFamily) {
       seen.push_back(config->index());
       EXPECT_EQ(capture_replay_and_check(*c, ops), "") << c->name();
     }
-    // CUDA cores up to n = kSkinnyMaxN; tensor cores, TMA-fed tensor cores and wgmma at every n here
-    // (compute capability 9.0, as the machines these tests run on).
+    // CUDA cores up to n = kSkinnyMaxN; tensor cores, TMA-fed tensor cores and wgmma at every n
+    // here (compute capability 9.0, as the machines these tests run on).
     EXPECT_EQ(seen.size(), n <= cuda::kSkinnyMaxN ? 4u : 3u);
   }
 }
-
 
 // An application's capture through a Context, on a stream the Context has not seen: a problem
 // tuned to a gemmtune kernel is resolved and dispatched into the graph; an unseen problem is not
@@ -132,7 +131,7 @@ TEST(GraphCaptureContext, DispatchesWithoutTuningOrAllocatingInsideTheCapture) {
   std::filesystem::create_directories(dir);
   struct Case {
     Problem problem;
-    std::string solution;  // in the results file; empty: not in it
+    std::string solution;    // in the results file; empty: not in it
     std::uint16_t expected;  // k in bf16
     void* c = nullptr;
   };
@@ -199,8 +198,7 @@ TEST(GraphCaptureContext, DispatchesWithoutTuningOrAllocatingInsideTheCapture) {
   cudaGraph_t graph = nullptr;
   ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess) << "the capture was invalidated";
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    EXPECT_TRUE(statuses[i].ok) << cases[i].problem.params_signature() << ": "
-                                << statuses[i].error;
+    EXPECT_TRUE(statuses[i].ok) << cases[i].problem.params_signature() << ": " << statuses[i].error;
   }
   EXPECT_EQ(ctx.lookup(cases[0].problem).source, Source::Tuned);
   EXPECT_EQ(ctx.lookup(cases[0].problem).solution, cases[0].solution);

@@ -9,7 +9,9 @@
 namespace gemmtune::api {
 namespace {
 
-void* stream(std::uintptr_t id) { return reinterpret_cast<void*>(id); }
+void* stream(std::uintptr_t id) {
+  return reinterpret_cast<void*>(id);
+}
 
 TEST(WorkspacePool, OnePerStreamReusedAndGrown) {
   testing::FakeBackend backend;
