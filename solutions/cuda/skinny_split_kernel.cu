@@ -13,7 +13,7 @@ namespace {
 
 using namespace skinny;
 
-constexpr int kThreads = 128 + 32;
+constexpr int kThreads = kSplitThreads;
 
 // Clusters of the kernel resident on the whole device, after raising its shared-memory limit
 // (and, past 8 blocks, allowing its non-portable cluster size): once per kernel and device,
@@ -96,8 +96,8 @@ cudaError_t launch_typed(SkinnySplitConfig c, const SkinnyArgs& args, cudaStream
   if (c == k[0]) return launch_config<T, 4, 2, 8>(args, stream, unaddressable);
   if (c == k[1]) return launch_config<T, 4, 4, 8>(args, stream, unaddressable);
   if (c == k[2]) return launch_config<T, 4, 8, 8>(args, stream, unaddressable);
-  if (c == k[3]) return launch_config<T, 8, 8, 4>(args, stream, unaddressable);
-  if (c == k[4]) return launch_config<T, 8, 16, 4>(args, stream, unaddressable);
+  if (c == k[3]) return launch_config<T, 8, 8, 3>(args, stream, unaddressable);
+  if (c == k[4]) return launch_config<T, 8, 16, 3>(args, stream, unaddressable);
   return cudaErrorInvalidValue;
 }
 

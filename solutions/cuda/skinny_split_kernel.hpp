@@ -38,7 +38,7 @@ constexpr bool operator==(SkinnySplitConfig x, SkinnySplitConfig y) {
 // 4096, 8192 and 14336 in mind, clusters of 2, 4, 8 and 16 (16 is beyond the portable cluster
 // size of 8; the launch allows it).
 inline constexpr SkinnySplitConfig kSkinnySplitConfigs[] = {
-    {4, 2, 8}, {4, 4, 8}, {4, 8, 8}, {8, 8, 4}, {8, 16, 4}};
+    {4, 2, 8}, {4, 4, 8}, {4, 8, 8}, {8, 8, 3}, {8, 16, 3}};
 
 // Dynamic shared memory every configuration takes: Hopper's 227 KiB less 1 KiB for the kernel's
 // static barriers.
@@ -49,17 +49,17 @@ constexpr int skinny_split_b_rows(int n) {
   return n <= 16 ? 16 : n <= 32 ? 32 : 64;
 }
 
-// Bytes of the partial sums a block receives from the others per tile: each of the other
-// slices − 1 blocks sends 1/slices of its 128 threads' 8·m_tiles accumulators.
-constexpr int skinny_split_reduce_bytes(SkinnySplitConfig config) {
-  return (config.slices - 1) * (8 * config.m_tiles / config.slices) * 128 * 4;
+// Bytes of the two buffers of partial sums a block receives: per tile, each of the slices
+// blocks (itself included) sends 1/slices of its 128 consumer threads' 8·m_tiles accumulators.
+constexpr int skinny_split_sums_bytes(SkinnySplitConfig config) {
+  return 2 * 8 * config.m_tiles * 128 * 4;
 }
 
 // Boxes of 64 k × b_rows rows of B that fit in a block's shared memory beside 1 KiB of
 // alignment, the ring and the partial sums.
 constexpr int skinny_split_b_boxes(SkinnySplitConfig config, int b_rows) {
   const int ring = config.stages * 16 * config.m_tiles * 128;
-  return (kSkinnySplitSharedBytes - 1024 - ring - skinny_split_reduce_bytes(config)) /
+  return (kSkinnySplitSharedBytes - 1024 - ring - skinny_split_sums_bytes(config)) /
          (b_rows * 128);
 }
 
