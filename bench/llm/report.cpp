@@ -129,7 +129,8 @@ std::string short_solution_name(const std::string& name) {
                          wg->stages);
     }
     const auto& split = std::get<cuda::SkinnySplitConfig>(*skinny);
-    return fmt::format("skinny-split m{} x{} s{}", split.m_tiles, split.slices, split.stages);
+    return fmt::format("skinny-split m{} x{} kb{} s{}", split.m_tiles, split.slices,
+                       split.k_boxes, split.stages);
   }
   const auto c = cuda::parse_algo_name(name);
   if (!c) return name;

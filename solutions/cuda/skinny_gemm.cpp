@@ -28,7 +28,8 @@ constexpr NameForm kTensorCoreName{"Gemmtune_SkinnyTc_mtiles_", {"_warps_"}, 1};
 constexpr NameForm kBulkName{"Gemmtune_SkinnyBulk_mtiles_", {"_warps_", "_kboxes_", "_stages_"}, 3};
 constexpr NameForm kWgmmaName{
     "Gemmtune_SkinnyWgmma_mtiles_", {"_groups_", "_kboxes_", "_stages_"}, 3};
-constexpr NameForm kSplitName{"Gemmtune_SkinnySplit_mtiles_", {"_slices_", "_stages_"}, 2};
+constexpr NameForm kSplitName{
+    "Gemmtune_SkinnySplit_mtiles_", {"_slices_", "_kboxes_", "_stages_"}, 3};
 
 std::string format_name(const NameForm& form, std::initializer_list<int> values) {
   std::string name(form.prefix);
@@ -178,7 +179,7 @@ std::string skinny_solution_name(const SkinnyKernelConfig& config) {
     return format_name(kWgmmaName, {w->m_tiles, w->groups, w->k_boxes, w->stages});
   }
   const auto& split = std::get<SkinnySplitConfig>(config);
-  return format_name(kSplitName, {split.m_tiles, split.slices, split.stages});
+  return format_name(kSplitName, {split.m_tiles, split.slices, split.k_boxes, split.stages});
 }
 
 std::optional<SkinnyKernelConfig> parse_skinny_solution_name(std::string_view name) {
@@ -191,7 +192,7 @@ std::optional<SkinnyKernelConfig> parse_skinny_solution_name(std::string_view na
     return SkinnyWgmmaConfig{(*v)[0], (*v)[1], (*v)[2], (*v)[3]};
   }
   if (const auto v = parse_form(name, kSplitName)) {
-    return SkinnySplitConfig{(*v)[0], (*v)[1], (*v)[2]};
+    return SkinnySplitConfig{(*v)[0], (*v)[1], (*v)[2], (*v)[3]};
   }
   return std::nullopt;
 }

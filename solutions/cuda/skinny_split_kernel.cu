@@ -55,9 +55,9 @@ cudaError_t resident_clusters(int device, int& clusters) {
   return cudaSuccess;
 }
 
-template <typename T, int MTiles, int Slices, int Stages, int BRows>
+template <typename T, int MTiles, int Slices, int KBoxes, int Stages, int BRows>
 cudaError_t launch_shape(const SkinnyArgs& args, cudaStream_t stream, bool& unaddressable) {
-  constexpr auto kKernel = skinny_split_kernel<T, MTiles, Slices, Stages, BRows>;
+  constexpr auto kKernel = skinny_split_kernel<T, MTiles, Slices, KBoxes, Stages, BRows>;
   constexpr int kRowsA = 16 * MTiles;
   CUtensorMap map_a, map_b;
   if (!encode_rows<T>(map_a, args.a, args.k, args.m, 1, args.lda, 0, kRowsA) ||
@@ -77,15 +77,15 @@ cudaError_t launch_shape(const SkinnyArgs& args, cudaStream_t stream, bool& unad
 }
 
 // B's box: n rounded up to 16, 32 or 64 rows.
-template <typename T, int MTiles, int Slices, int Stages>
+template <typename T, int MTiles, int Slices, int KBoxes, int Stages>
 cudaError_t launch_config(const SkinnyArgs& args, cudaStream_t stream, bool& unaddressable) {
   if (args.n <= 16) {
-    return launch_shape<T, MTiles, Slices, Stages, 16>(args, stream, unaddressable);
+    return launch_shape<T, MTiles, Slices, KBoxes, Stages, 16>(args, stream, unaddressable);
   }
   if (args.n <= 32) {
-    return launch_shape<T, MTiles, Slices, Stages, 32>(args, stream, unaddressable);
+    return launch_shape<T, MTiles, Slices, KBoxes, Stages, 32>(args, stream, unaddressable);
   }
-  return launch_shape<T, MTiles, Slices, Stages, 64>(args, stream, unaddressable);
+  return launch_shape<T, MTiles, Slices, KBoxes, Stages, 64>(args, stream, unaddressable);
 }
 
 template <typename T>
@@ -93,11 +93,11 @@ cudaError_t launch_typed(SkinnySplitConfig c, const SkinnyArgs& args, cudaStream
                          bool& unaddressable) {
   static_assert(std::size(kSkinnySplitConfigs) == 5, "a configuration is not dispatched");
   constexpr const SkinnySplitConfig* k = kSkinnySplitConfigs;
-  if (c == k[0]) return launch_config<T, 4, 2, 8>(args, stream, unaddressable);
-  if (c == k[1]) return launch_config<T, 4, 4, 8>(args, stream, unaddressable);
-  if (c == k[2]) return launch_config<T, 4, 8, 8>(args, stream, unaddressable);
-  if (c == k[3]) return launch_config<T, 8, 8, 3>(args, stream, unaddressable);
-  if (c == k[4]) return launch_config<T, 8, 16, 3>(args, stream, unaddressable);
+  if (c == k[0]) return launch_config<T, 4, 2, 2, 4>(args, stream, unaddressable);
+  if (c == k[1]) return launch_config<T, 4, 4, 2, 4>(args, stream, unaddressable);
+  if (c == k[2]) return launch_config<T, 4, 4, 4, 2>(args, stream, unaddressable);
+  if (c == k[3]) return launch_config<T, 4, 8, 2, 4>(args, stream, unaddressable);
+  if (c == k[4]) return launch_config<T, 8, 16, 1, 3>(args, stream, unaddressable);
   return cudaErrorInvalidValue;
 }
 

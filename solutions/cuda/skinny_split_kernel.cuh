@@ -2,8 +2,9 @@
 // sm_90a.
 //
 // Shared memory of a block, from a 1024-byte aligned base: the block's share of B (its boxes of
-// 64 k × BRows rows of B's columns, zero past n and k), the ring of Stages boxes of 16·MTiles
-// rows of Aᵀ, two buffers of the partial sums received from the cluster's blocks. wgmma reads 64 rows of its first operand; where BRows < 64 the rows
+// 64 k × BRows rows of B's columns, zero past n and k), the ring of Stages stages of KBoxes
+// boxes of 64 k × 16·MTiles rows of Aᵀ, two buffers of the partial sums received from the
+// cluster's blocks. wgmma reads 64 rows of its first operand; where BRows < 64 the rows
 // past BRows are whatever follows the box (the next box, or the ring), which only makes rows of
 // Cᵀ past n that are never stored (as in skinny_wgmma_kernel.cuh).
 #pragma once
@@ -22,11 +23,12 @@
 
 namespace gemmtune::cuda::skinny {
 
-template <int MTiles, int Slices, int Stages, int BRows>
+template <int MTiles, int Slices, int KBoxes, int Stages, int BRows>
 struct SplitLayout {
-  static constexpr SkinnySplitConfig kConfig{MTiles, Slices, Stages};
+  static constexpr SkinnySplitConfig kConfig{MTiles, Slices, KBoxes, Stages};
   static constexpr int kRowsA = 16 * MTiles;  // wgmma's N
-  static constexpr int kStageBytes = kRowsA * kBoxBytesPerRow;
+  static constexpr int kBoxBytesA = kRowsA * kBoxBytesPerRow;
+  static constexpr int kStageBytes = KBoxes * kBoxBytesA;
   static constexpr int kBoxBytesB = BRows * kBoxBytesPerRow;
   static constexpr int kBoxesB = skinny_split_b_boxes(kConfig, BRows);
   // A thread's accumulators come in Slices parts of kPartFloats, one per block of the cluster:
@@ -62,14 +64,14 @@ inline constexpr int kSplitThreads = 128 + 128 + 32;
 // buffers by the tile's parity, which a sender reuses once every block's epilogue has read it.
 // A first version had the consumers receive and add too: each tile then waited for the
 // cluster's slowest block, and 8 blocks per cluster ran 1.7× slower than 2 on the same shape.
-template <typename T, int MTiles, int Slices, int Stages, int BRows>
+template <typename T, int MTiles, int Slices, int KBoxes, int Stages, int BRows>
 __global__ void __launch_bounds__(kSplitThreads)
     skinny_split_kernel(SkinnyArgs args, const __grid_constant__ CUtensorMap map_a,
                         const __grid_constant__ CUtensorMap map_b) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ != 900 || !defined(__CUDA_ARCH_FEAT_SM90_ALL))
   __trap();  // wgmma needs sm_90a; the host side never launches it elsewhere
 #else
-  using L = SplitLayout<MTiles, Slices, Stages, BRows>;
+  using L = SplitLayout<MTiles, Slices, KBoxes, Stages, BRows>;
   constexpr int N = L::kRowsA;
   extern __shared__ __align__(128) unsigned char dynamic_shared[];
   __shared__ std::uint64_t full[Stages], empty[Stages];
@@ -85,9 +87,11 @@ __global__ void __launch_bounds__(kSplitThreads)
   const std::uint32_t base = (bulk::shared_address(dynamic_shared) + 1023u) & ~1023u;
   const std::uint32_t ring = base + L::kOffsetRing;
   const std::uint32_t parts = base + L::kOffsetSums;
-  const int k_boxes = (args.k + kBoxK - 1) / kBoxK;
-  const int box0 = rank * k_boxes / Slices;  // the block's share of k: boxes box0 … box0 + boxes
-  const int boxes = (rank + 1) * k_boxes / Slices - box0;
+  // The block's share of k: chunks (of KBoxes boxes of 64 k) chunk0 … chunk0 + chunks. Boxes
+  // past k arrive as zeros.
+  const int all_chunks = (args.k + KBoxes * kBoxK - 1) / (KBoxes * kBoxK);
+  const int chunk0 = rank * all_chunks / Slices;
+  const int chunks = (rank + 1) * all_chunks / Slices - chunk0;
   const int tiles = (args.m + N - 1) / N;
 
   if (threadIdx.x == 0) {
@@ -116,16 +120,21 @@ __global__ void __launch_bounds__(kSplitThreads)
       int g = 0;
       for (int tile = cluster_index; tile < tiles; tile += clusters) {
         const bool first = tile == cluster_index;
-        for (int j = 0; j < boxes; ++j, ++g) {
+        for (int j = 0; j < chunks; ++j, ++g) {
           const int slot = g % Stages;
           bulk::wait(&empty[slot], ((g / Stages) & 1) ^ 1);
-          bulk::arrive_expect_bytes(&full[slot], L::kStageBytes + (first ? L::kBoxBytesB : 0));
-          if (first) {
-            bulk::copy_box(base + j * L::kBoxBytesB, &map_b, (box0 + j) * kBoxK, 0, 0,
-                           &full[slot], reread);
+          bulk::arrive_expect_bytes(&full[slot],
+                                    L::kStageBytes + (first ? KBoxes * L::kBoxBytesB : 0));
+#pragma unroll
+          for (int box = 0; box < KBoxes; ++box) {
+            const int k0 = ((chunk0 + j) * KBoxes + box) * kBoxK;
+            if (first) {
+              bulk::copy_box(base + (j * KBoxes + box) * L::kBoxBytesB, &map_b, k0, 0, 0,
+                             &full[slot], reread);
+            }
+            bulk::copy_box(ring + slot * L::kStageBytes + box * L::kBoxBytesA, &map_a, k0,
+                           tile * N, 0, &full[slot], stream_once);
           }
-          bulk::copy_box(ring + slot * L::kStageBytes, &map_a, (box0 + j) * kBoxK, tile * N, 0,
-                         &full[slot], stream_once);
         }
       }
     }
@@ -138,16 +147,19 @@ __global__ void __launch_bounds__(kSplitThreads)
 #pragma unroll
       for (int i = 0; i < N / 2; ++i) acc[i] = 0.f;
       int in_flight = -1;  // the stage whose multiplies may still be running
-      for (int j = 0; j < boxes; ++j, ++g) {
+      for (int j = 0; j < chunks; ++j, ++g) {
         const int slot = g % Stages;
         bulk::wait(&full[slot], (g / Stages) & 1);
-        const std::uint32_t box_a = ring + slot * L::kStageBytes;
-        const std::uint32_t box_b = base + j * L::kBoxBytesB;
         wgmma::fence();
 #pragma unroll
-        for (int s = 0; s < kBoxK / 16; ++s) {
-          wgmma::mma_64xN<T, N>(acc, wgmma::descriptor(box_b + 32 * s),
-                                wgmma::descriptor(box_a + 32 * s));
+        for (int box = 0; box < KBoxes; ++box) {
+          const std::uint32_t box_a = ring + slot * L::kStageBytes + box * L::kBoxBytesA;
+          const std::uint32_t box_b = base + (j * KBoxes + box) * L::kBoxBytesB;
+#pragma unroll
+          for (int s = 0; s < kBoxK / 16; ++s) {
+            wgmma::mma_64xN<T, N>(acc, wgmma::descriptor(box_b + 32 * s),
+                                  wgmma::descriptor(box_a + 32 * s));
+          }
         }
         wgmma::commit();
         // Keep this stage's multiplies running while the next stage is awaited; the one before
@@ -202,12 +214,13 @@ __global__ void __launch_bounds__(kSplitThreads)
 #pragma unroll
         for (int e = 0; e < 4; ++e) sum[4 * q + e] = total[e];
       }
-      // The parts are read: every block may send its parts of the tile after next.
+      // The parts are read: every block may send its parts of the tile after next. Thread p
+      // tells block p: a release at cluster scope takes long enough that one thread telling
+      // every block in turn held the consumers back (16 blocks per cluster ran 1.9× slower
+      // than 4 on the same shape).
       asm volatile("bar.sync 1, 128;\n" ::: "memory");
-      if (t == 0) {
-        for (int p = 0; p < Slices; ++p) {
-          cluster::arrive_remote(cluster::address_in(bulk::shared_address(&parts_read[buffer]), p));
-        }
+      if (t < Slices) {
+        cluster::arrive_remote(cluster::address_in(bulk::shared_address(&parts_read[buffer]), t));
       }
       // sum[4jj + i] is Cᵀ's row (= C's column) 16·w + lane / 4 + 8·(i / 2), w the thread's warp
       // in its warpgroup, and its column (= C's row) 8j + 2·(lane % 4) + i % 2, j the block's

@@ -26,11 +26,13 @@ inline constexpr int kSkinnySplitMaxN = 64;
 struct SkinnySplitConfig {
   int m_tiles = 4;  // 16-row tiles of Aᵀ per cluster tile (wgmma's N = 16·m_tiles)
   int slices = 4;   // blocks per cluster, each with its share of k
-  int stages = 8;   // stages (one box of 64 k of the tile) in a block's ring
+  int k_boxes = 2;  // boxes of 64 k of the tile per stage
+  int stages = 4;   // stages in a block's ring
 };
 
 constexpr bool operator==(SkinnySplitConfig x, SkinnySplitConfig y) {
-  return x.m_tiles == y.m_tiles && x.slices == y.slices && x.stages == y.stages;
+  return x.m_tiles == y.m_tiles && x.slices == y.slices && x.k_boxes == y.k_boxes &&
+         x.stages == y.stages;
 }
 
 // The configurations the kernel is compiled for. A block's share of B must fit beside its ring,
@@ -38,7 +40,7 @@ constexpr bool operator==(SkinnySplitConfig x, SkinnySplitConfig y) {
 // 4096, 8192 and 14336 in mind, clusters of 2, 4, 8 and 16 (16 is beyond the portable cluster
 // size of 8; the launch allows it).
 inline constexpr SkinnySplitConfig kSkinnySplitConfigs[] = {
-    {4, 2, 8}, {4, 4, 8}, {4, 8, 8}, {8, 8, 3}, {8, 16, 3}};
+    {4, 2, 2, 4}, {4, 4, 2, 4}, {4, 4, 4, 2}, {4, 8, 2, 4}, {8, 16, 1, 3}};
 
 // Dynamic shared memory every configuration takes: Hopper's 227 KiB less 1 KiB for the kernel's
 // static barriers.
@@ -58,15 +60,16 @@ constexpr int skinny_split_sums_bytes(SkinnySplitConfig config) {
 // Boxes of 64 k × b_rows rows of B that fit in a block's shared memory beside 1 KiB of
 // alignment, the ring and the partial sums.
 constexpr int skinny_split_b_boxes(SkinnySplitConfig config, int b_rows) {
-  const int ring = config.stages * 16 * config.m_tiles * 128;
+  const int ring = config.stages * config.k_boxes * 16 * config.m_tiles * 128;
   return (kSkinnySplitSharedBytes - 1024 - ring - skinny_split_sums_bytes(config)) /
          (b_rows * 128);
 }
 
-// Whether a block's share of k (⌈⌈k / 64⌉ / slices⌉ boxes) of B fits at n columns.
+// Whether a block's share of k (⌈⌈k / (64·k_boxes)⌉ / slices⌉ stages of k_boxes boxes) of B
+// fits at n columns.
 constexpr bool skinny_split_fits(SkinnySplitConfig config, long long n, long long k) {
-  const long long boxes = (k + 63) / 64;
-  const long long per_block = (boxes + config.slices - 1) / config.slices;
+  const long long chunks = (k + 64LL * config.k_boxes - 1) / (64LL * config.k_boxes);
+  const long long per_block = (chunks + config.slices - 1) / config.slices * config.k_boxes;
   return n >= 1 && n <= kSkinnySplitMaxN &&
          per_block <= skinny_split_b_boxes(config, skinny_split_b_rows(static_cast<int>(n)));
 }
