@@ -34,6 +34,15 @@ __device__ __forceinline__ void sync() {
           : "memory");
 }
 
+// sync() in two halves, so that a block can work between them: every thread arrives once, then
+// waits before it first touches another block (and before it arrives again).
+__device__ __forceinline__ void arrive() {
+  asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
+}
+__device__ __forceinline__ void wait() {
+  asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
 // The address in block `target`'s shared memory of what is at `local` in this block's.
 __device__ __forceinline__ std::uint32_t address_in(std::uint32_t local, int target) {
   std::uint32_t remote;

@@ -95,9 +95,9 @@ cudaError_t launch_typed(SkinnySplitConfig c, const SkinnyArgs& args, cudaStream
   constexpr const SkinnySplitConfig* k = kSkinnySplitConfigs;
   if (c == k[0]) return launch_config<T, 4, 2, 2, 4>(args, stream, unaddressable);
   if (c == k[1]) return launch_config<T, 4, 4, 2, 4>(args, stream, unaddressable);
-  if (c == k[2]) return launch_config<T, 4, 4, 4, 2>(args, stream, unaddressable);
-  if (c == k[3]) return launch_config<T, 4, 8, 2, 4>(args, stream, unaddressable);
-  if (c == k[4]) return launch_config<T, 8, 16, 1, 3>(args, stream, unaddressable);
+  if (c == k[2]) return launch_config<T, 4, 8, 2, 4>(args, stream, unaddressable);
+  if (c == k[3]) return launch_config<T, 4, 8, 2, 6>(args, stream, unaddressable);
+  if (c == k[4]) return launch_config<T, 4, 8, 1, 8>(args, stream, unaddressable);
   return cudaErrorInvalidValue;
 }
 

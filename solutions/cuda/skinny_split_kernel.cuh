@@ -105,8 +105,16 @@ __global__ void __launch_bounds__(kSplitThreads)
     }
     bulk::fence_barrier_init();
   }
-  // Every block's barriers are initialized before any block arrives on them.
-  cluster::sync();
+  // Every block's barriers are initialized before any block arrives on them: each thread waits
+  // for the cluster before its first access to another block, so that the first tile's loads
+  // are under way meanwhile.
+  __syncthreads();
+  cluster::arrive();
+  bool joined = false;
+  const auto join = [&joined] {
+    if (!joined) cluster::wait();
+    joined = true;
+  };
   // Set up while the stream's previous kernel may still run; nothing global is touched before.
   wait_for_previous_kernel();
   allow_next_kernel();
@@ -174,6 +182,7 @@ __global__ void __launch_bounds__(kSplitThreads)
       // Part p of the sums to block p (this block included), into the buffer of the tile's
       // parity once every block has read what it held two tiles ago.
       const int buffer = local & 1;
+      join();
       if (local >= 2) cluster::wait_acquire(&parts_read[buffer], ((local >> 1) - 1) & 1);
       const std::uint32_t into = parts + buffer * L::kPartsBytes;
 #pragma unroll
@@ -219,6 +228,7 @@ __global__ void __launch_bounds__(kSplitThreads)
       // every block in turn held the consumers back (16 blocks per cluster ran 1.9× slower
       // than 4 on the same shape).
       asm volatile("bar.sync 1, 128;\n" ::: "memory");
+      join();
       if (t < Slices) {
         cluster::arrive_remote(cluster::address_in(bulk::shared_address(&parts_read[buffer]), t));
       }
@@ -245,6 +255,7 @@ __global__ void __launch_bounds__(kSplitThreads)
     }
   }
   // No block leaves while another may still write to its shared memory or arrive on its barriers.
+  join();
   cluster::sync();
 #endif
 }

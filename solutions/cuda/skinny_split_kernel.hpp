@@ -36,11 +36,13 @@ constexpr bool operator==(SkinnySplitConfig x, SkinnySplitConfig y) {
 }
 
 // The configurations the kernel is compiled for. A block's share of B must fit beside its ring,
-// so a configuration takes k up to slices × (its B boxes) × 64: with the Llama shapes' k of 2048,
-// 4096, 8192 and 14336 in mind, clusters of 2, 4, 8 and 16 (16 is beyond the portable cluster
-// size of 8; the launch allows it).
+// so a configuration takes k up to slices × (its B boxes) × 64. Measured on an H100 at n = 32
+// and 64 (bench/results/2026-11-25-h100-skinny-split.md): clusters of 8 came out fastest on
+// most shapes (an H100 runs 15 of them with this shared memory: 120 of its 132 SMs), 2 and 4
+// where k is too short to give 8 blocks a useful share; clusters of 16 (7 resident, 112 SMs)
+// were slower everywhere.
 inline constexpr SkinnySplitConfig kSkinnySplitConfigs[] = {
-    {4, 2, 2, 4}, {4, 4, 2, 4}, {4, 4, 4, 2}, {4, 8, 2, 4}, {8, 16, 1, 3}};
+    {4, 2, 2, 4}, {4, 4, 2, 4}, {4, 8, 2, 4}, {4, 8, 2, 6}, {4, 8, 1, 8}};
 
 // Dynamic shared memory every configuration takes: Hopper's 227 KiB less 1 KiB for the kernel's
 // static barriers.
