@@ -124,13 +124,9 @@ std::string short_solution_name(const std::string& name) {
       return fmt::format("skinny-bulk m{} w{} kb{} s{}", bulk->m_tiles, bulk->warps, bulk->k_boxes,
                          bulk->stages);
     }
-    if (const auto* wg = std::get_if<cuda::SkinnyWgmmaConfig>(&*skinny)) {
-      return fmt::format("skinny-wgmma m{} g{} kb{} s{}", wg->m_tiles, wg->groups, wg->k_boxes,
-                         wg->stages);
-    }
-    const auto& split = std::get<cuda::SkinnySplitConfig>(*skinny);
-    return fmt::format("skinny-split m{} x{} kb{} s{}", split.m_tiles, split.slices,
-                       split.k_boxes, split.stages);
+    const auto& wg = std::get<cuda::SkinnyWgmmaConfig>(*skinny);
+    return fmt::format("skinny-wgmma m{} g{} kb{} s{}", wg.m_tiles, wg.groups, wg.k_boxes,
+                       wg.stages);
   }
   const auto c = cuda::parse_algo_name(name);
   if (!c) return name;

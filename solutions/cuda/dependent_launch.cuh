@@ -49,46 +49,25 @@ inline bool device_takes_dependent_launch() {
   return takes;
 }
 
-// kernel<<<grid, block, shared_bytes, stream>>>(args...) in thread-block clusters of
-// cluster_size blocks along x (1: no clusters), launched dependent where the device allows it.
-// Returns the launch's error, or the thread's new last error (launch_error_since).
+// kernel<<<grid, block, shared_bytes, stream>>>(args...), launched dependent where the device
+// allows it. Returns the launch's error, or the thread's new last error (launch_error_since).
 template <typename... Params, typename... Args>
-cudaError_t launch_dependent_in_clusters(int cluster_size, void (*kernel)(Params...), dim3 grid,
-                                         dim3 block, std::size_t shared_bytes,
-                                         cudaStream_t stream, Args... args) {
+cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block,
+                             std::size_t shared_bytes, cudaStream_t stream, Args... args) {
   const cudaError_t pending = cudaPeekAtLastError();
-  cudaLaunchAttribute attributes[2]{};
-  unsigned count = 0;
-  if (device_takes_dependent_launch()) {
-    attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attributes[count].val.programmaticStreamSerializationAllowed = 1;
-    ++count;
-  }
-  if (cluster_size > 1) {
-    attributes[count].id = cudaLaunchAttributeClusterDimension;
-    attributes[count].val.clusterDim.x = static_cast<unsigned>(cluster_size);
-    attributes[count].val.clusterDim.y = 1;
-    attributes[count].val.clusterDim.z = 1;
-    ++count;
-  }
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = shared_bytes;
   config.stream = stream;
-  config.attrs = attributes;
-  config.numAttrs = count;
+  config.attrs = &attribute;
+  config.numAttrs = device_takes_dependent_launch() ? 1 : 0;
   const cudaError_t launched = cudaLaunchKernelEx(&config, kernel, args...);
   const cudaError_t last = launch_error_since(pending);
   return launched != cudaSuccess ? launched : last;
-}
-
-// kernel<<<grid, block, shared_bytes, stream>>>(args...), launched dependent where the device
-// allows it.
-template <typename... Params, typename... Args>
-cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block,
-                             std::size_t shared_bytes, cudaStream_t stream, Args... args) {
-  return launch_dependent_in_clusters(1, kernel, grid, block, shared_bytes, stream, args...);
 }
 
 }  // namespace gemmtune::cuda::skinny

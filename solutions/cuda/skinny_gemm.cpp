@@ -28,8 +28,6 @@ constexpr NameForm kTensorCoreName{"Gemmtune_SkinnyTc_mtiles_", {"_warps_"}, 1};
 constexpr NameForm kBulkName{"Gemmtune_SkinnyBulk_mtiles_", {"_warps_", "_kboxes_", "_stages_"}, 3};
 constexpr NameForm kWgmmaName{
     "Gemmtune_SkinnyWgmma_mtiles_", {"_groups_", "_kboxes_", "_stages_"}, 3};
-constexpr NameForm kSplitName{
-    "Gemmtune_SkinnySplit_mtiles_", {"_slices_", "_kboxes_", "_stages_"}, 3};
 
 std::string format_name(const NameForm& form, std::initializer_list<int> values) {
   std::string name(form.prefix);
@@ -90,10 +88,7 @@ bool compiled(const SkinnyKernelConfig& config) {
   if (const auto* bulk = std::get_if<SkinnyBulkConfig>(&config)) {
     return listed(*bulk, kSkinnyBulkConfigs);
   }
-  if (const auto* wgmma = std::get_if<SkinnyWgmmaConfig>(&config)) {
-    return listed(*wgmma, kSkinnyWgmmaConfigs);
-  }
-  return listed(std::get<SkinnySplitConfig>(config), kSkinnySplitConfigs);
+  return listed(std::get<SkinnyWgmmaConfig>(config), kSkinnyWgmmaConfigs);
 }
 
 class SkinnySolution final : public Solution {
@@ -145,10 +140,8 @@ class SkinnySolution final : public Solution {
             return launch_skinny_tc_tn(type, config, args, stream);
           } else if constexpr (std::is_same_v<Config, SkinnyBulkConfig>) {
             return launch_skinny_bulk_tn(type, config, args, stream);
-          } else if constexpr (std::is_same_v<Config, SkinnyWgmmaConfig>) {
-            return launch_skinny_wgmma_tn(type, config, args, stream);
           } else {
-            return launch_skinny_split_tn(type, config, args, stream);
+            return launch_skinny_wgmma_tn(type, config, args, stream);
           }
         },
         config_);
@@ -175,11 +168,8 @@ std::string skinny_solution_name(const SkinnyKernelConfig& config) {
   if (const auto* b = std::get_if<SkinnyBulkConfig>(&config)) {
     return format_name(kBulkName, {b->m_tiles, b->warps, b->k_boxes, b->stages});
   }
-  if (const auto* w = std::get_if<SkinnyWgmmaConfig>(&config)) {
-    return format_name(kWgmmaName, {w->m_tiles, w->groups, w->k_boxes, w->stages});
-  }
-  const auto& split = std::get<SkinnySplitConfig>(config);
-  return format_name(kSplitName, {split.m_tiles, split.slices, split.k_boxes, split.stages});
+  const auto& w = std::get<SkinnyWgmmaConfig>(config);
+  return format_name(kWgmmaName, {w.m_tiles, w.groups, w.k_boxes, w.stages});
 }
 
 std::optional<SkinnyKernelConfig> parse_skinny_solution_name(std::string_view name) {
@@ -190,9 +180,6 @@ std::optional<SkinnyKernelConfig> parse_skinny_solution_name(std::string_view na
   }
   if (const auto v = parse_form(name, kWgmmaName)) {
     return SkinnyWgmmaConfig{(*v)[0], (*v)[1], (*v)[2], (*v)[3]};
-  }
-  if (const auto v = parse_form(name, kSplitName)) {
-    return SkinnySplitConfig{(*v)[0], (*v)[1], (*v)[2], (*v)[3]};
   }
   return std::nullopt;
 }
@@ -220,7 +207,6 @@ std::optional<std::string> skinny_unsupported_reason(const Problem& p,
   const int max_n = std::holds_alternative<SkinnyTcConfig>(config)      ? kSkinnyTcMaxN
                     : std::holds_alternative<SkinnyBulkConfig>(config)  ? kSkinnyBulkMaxN
                     : std::holds_alternative<SkinnyWgmmaConfig>(config) ? kSkinnyWgmmaMaxN
-                    : std::holds_alternative<SkinnySplitConfig>(config) ? kSkinnySplitMaxN
                                                                         : kSkinnyMaxN;
   if (p.n > max_n) return fmt::format("n = {} > {}", p.n, max_n);
   if (const auto* bulk = std::get_if<SkinnyBulkConfig>(&config)) {
@@ -238,15 +224,6 @@ std::optional<std::string> skinny_unsupported_reason(const Problem& p,
                          kSkinnyBulkMaxSharedBytes);
     }
   }
-  if (const auto* split = std::get_if<SkinnySplitConfig>(&config)) {
-    if (p.batch != 1) return fmt::format("batch = {}: the cluster k-split kernel runs batch 1", p.batch);
-    if (!skinny_split_fits(*split, p.n, p.k)) {
-      const int b_rows = skinny_split_b_rows(static_cast<int>(p.n));
-      return fmt::format(
-          "a block's share of B at n = {}, k = {} exceeds its {} boxes of 64 k × {} rows", p.n,
-          p.k, skinny_split_b_boxes(*split, b_rows), b_rows);
-    }
-  }
   if (p.batch > kSkinnyMaxBatch) return fmt::format("batch = {} > {}", p.batch, kSkinnyMaxBatch);
   // The kernels count rows and k in 32-bit ints and step past the end by up to a few thousand
   // (a block's stride, a chunk rounded up): 2^30 leaves that headroom.
@@ -257,10 +234,9 @@ std::optional<std::string> skinny_unsupported_reason(const Problem& p,
 
 std::optional<std::string> skinny_device_unsupported_reason(const SkinnyKernelConfig& config) {
   const bool bulk = std::holds_alternative<SkinnyBulkConfig>(config);
-  const bool split = std::holds_alternative<SkinnySplitConfig>(config);
-  const bool wgmma = split || std::holds_alternative<SkinnyWgmmaConfig>(config);
+  const bool wgmma = std::holds_alternative<SkinnyWgmmaConfig>(config);
   if (!bulk && !wgmma) return std::nullopt;
-  const char* kernel = bulk ? "bulk-copy" : split ? "cluster k-split" : "warpgroup";
+  const char* kernel = bulk ? "bulk-copy" : "warpgroup";
   int device = 0, major = 0, minor = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
@@ -275,8 +251,9 @@ std::optional<std::string> skinny_device_unsupported_reason(const SkinnyKernelCo
   }
   // Its code is sm_90a, which no other compute capability runs.
   if (wgmma && (major != 9 || minor != 0)) {
-    return fmt::format("the {} skinny kernel needs compute capability 9.0 (device {} has {}.{})",
-                       kernel, device, major, minor);
+    return fmt::format(
+        "the warpgroup skinny kernel needs compute capability 9.0 (device {} has {}.{})", device,
+        major, minor);
   }
   return std::nullopt;
 }
@@ -293,7 +270,6 @@ std::vector<std::unique_ptr<Solution>> GemmtuneCudaProvider::enumerate(const Pro
   for (const SkinnyTcConfig& config : kSkinnyTcConfigs) offer(config);
   for (const SkinnyBulkConfig& config : kSkinnyBulkConfigs) offer(config);
   for (const SkinnyWgmmaConfig& config : kSkinnyWgmmaConfigs) offer(config);
-  for (const SkinnySplitConfig& config : kSkinnySplitConfigs) offer(config);
   return out;
 }
 

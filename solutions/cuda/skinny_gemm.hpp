@@ -13,11 +13,6 @@
 //                                                      the same pipeline multiplied by wgmma,
 //                                                      n ≤ 64, bf16/fp16, compute capability 9.0
 //                                                      (skinny_wgmma_kernel.hpp)
-//   Gemmtune_SkinnySplit_mtiles_<tiles>_slices_<slices>_stages_<stages>
-//                                                      wgmma with k split over a cluster, each
-//                                                      block's share of B kept in shared memory,
-//                                                      n ≤ 64, batch 1, bf16/fp16, compute
-//                                                      capability 9.0 (skinny_split_kernel.hpp)
 //
 // All run Gemm and GemmStridedBatched with transa = T, transb = N. The provider offers only the
 // candidates that fit a problem, so that other problems' reports do not fill with inapplicable
@@ -36,15 +31,14 @@
 
 #include "solutions/cuda/skinny_bulk_kernel.hpp"
 #include "solutions/cuda/skinny_gemm_kernel.hpp"
-#include "solutions/cuda/skinny_split_kernel.hpp"
 #include "solutions/cuda/skinny_tc_kernel.hpp"
 #include "solutions/cuda/skinny_wgmma_kernel.hpp"
 #include "tuner/solution.hpp"
 
 namespace gemmtune::cuda {
 
-using SkinnyKernelConfig = std::variant<SkinnyConfig, SkinnyTcConfig, SkinnyBulkConfig,
-                                        SkinnyWgmmaConfig, SkinnySplitConfig>;
+using SkinnyKernelConfig =
+    std::variant<SkinnyConfig, SkinnyTcConfig, SkinnyBulkConfig, SkinnyWgmmaConfig>;
 
 std::string skinny_solution_name(const SkinnyKernelConfig& config);
 // The configuration a name denotes, or none when it is not one of these kernels' names.
@@ -55,7 +49,7 @@ std::optional<std::string> skinny_unsupported_reason(const Problem& problem,
                                                      const SkinnyKernelConfig& config);
 
 // Why the current device cannot run the kernel (the bulk-copy kernel needs compute capability
-// 9.0 or later, the warpgroup and cluster k-split kernels 9.0 exactly), or nothing when it can.
+// 9.0 or later, the warpgroup kernel 9.0 exactly), or nothing when it can.
 std::optional<std::string> skinny_device_unsupported_reason(const SkinnyKernelConfig& config);
 
 class GemmtuneCudaProvider final : public SolutionProvider {

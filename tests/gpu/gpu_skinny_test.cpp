@@ -2,8 +2,8 @@
 // multiplied by wgmma) agree with a double-precision host reference in every compiled
 // configuration that fits: each dtype, n from 1 to 64, padded leading dimensions, alpha and beta,
 // a strided batch, shapes that force the element-load path (k or ld not a multiple of the
-// vector), k that ends inside a tensor-core chunk, and a long k. Names round-trip; problems they
-// do not fit get no candidates.
+// vector), k that ends inside a tensor-core chunk, a long k, and many tiles per block. Names
+// round-trip; problems they do not fit get no candidates.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -48,10 +48,6 @@ class SkinnyKernel : public testing::Test {
           ++expected;
         }
       }
-      // The cluster k-split kernel (compute capability 9.0): batch 1, B's share that fits.
-      for (const cuda::SkinnySplitConfig& c : cuda::kSkinnySplitConfigs) {
-        if (p.batch == 1 && cuda::skinny_split_fits(c, p.n, p.k)) ++expected;
-      }
     }
     ASSERT_EQ(solutions.size(), expected);
     for (auto& s : solutions) {
@@ -85,21 +81,10 @@ TEST_F(SkinnyKernel, AlphaBetaAndBatches) {
   check_every_config(p, 0.5, 0.75);
 }
 
-TEST_F(SkinnyKernel, AlphaBetaAtBatchOne) {
-  // The batched problems above leave out the cluster k-split kernel (batch 1 only).
-  for (std::int64_t n : {5, 24, 40}) {
-    Problem p =
-        Problem::make(OpKind::Gemm, DType::Float16, Transpose::T, Transpose::N, 333, n, 2048);
-    p.ldc = p.m + 3;
-    check_every_config(p, 0.5, 0.75);
-  }
-}
-
-TEST_F(SkinnyKernel, ManyTilesPerCluster) {
-  // Enough rows that every cluster of the k-split kernel (and every persistent block of the
-  // others) takes many tiles, so that the partial sums of tile after tile pass through the same
-  // shared memory; k = 4096 fits clusters of 4 and more at n = 64, of 2 at n = 32.
-  for (std::int64_t n : {32, 64}) {
+TEST_F(SkinnyKernel, ManyTilesPerBlock) {
+  // Enough rows that every persistent block takes many tiles, so that the ring's stages and
+  // barrier phases run on from tile to tile (the shapes above give a block one or two).
+  for (std::int64_t n : {8, 32, 64}) {
     check_every_config(
         Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 40000, n, 4096),
         1.0, 0.0);

@@ -43,15 +43,7 @@ TEST(SkinnyName, RoundTripsEveryCompiledConfiguration) {
     EXPECT_EQ(w.k_boxes, c.k_boxes);
     EXPECT_EQ(w.stages, c.stages);
   }
-  for (const SkinnySplitConfig& c : kSkinnySplitConfigs) {
-    const std::string name = skinny_solution_name(c);
-    const auto parsed = parse_skinny_solution_name(name);
-    ASSERT_TRUE(parsed && std::holds_alternative<SkinnySplitConfig>(*parsed)) << name;
-    EXPECT_EQ(std::get<SkinnySplitConfig>(*parsed), c) << name;
-  }
   EXPECT_EQ(skinny_solution_name(SkinnyConfig{2, 128}), "Gemmtune_Skinny_rows_2_threads_128");
-  EXPECT_EQ(skinny_solution_name(SkinnySplitConfig{8, 16, 1, 3}),
-            "Gemmtune_SkinnySplit_mtiles_8_slices_16_kboxes_1_stages_3");
   EXPECT_EQ(skinny_solution_name(SkinnyWgmmaConfig{8, 1, 2, 4}),
             "Gemmtune_SkinnyWgmma_mtiles_8_groups_1_kboxes_2_stages_4");
   EXPECT_EQ(skinny_solution_name(SkinnyBulkConfig{2, 4, 1, 16}),
@@ -67,10 +59,7 @@ TEST(SkinnyName, RejectsOtherNames) {
         "Gemmtune_SkinnyBulk_mtiles_1_warps_4_kboxes_4_stages_8_",
         "Gemmtune_SkinnyBulk_mtiles_1_warps_4_stages_8_kboxes_4",
         "Gemmtune_SkinnyWgmma_mtiles_2_warps_2_kboxes_2_stages_8",
-        "Gemmtune_SkinnyWgmma_mtiles_2_groups_2_kboxes_2",
-        "Gemmtune_SkinnySplit_mtiles_4_slices_4_kboxes_2",
-        "Gemmtune_SkinnySplit_mtiles_4_groups_4_kboxes_2_stages_4",
-        "Gemmtune_SkinnySplit_mtiles_4_slices_4_stages_4_kboxes_2"}) {
+        "Gemmtune_SkinnyWgmma_mtiles_2_groups_2_kboxes_2"}) {
     EXPECT_FALSE(parse_skinny_solution_name(name)) << name;
   }
 }
@@ -112,43 +101,6 @@ TEST(SkinnyName, SupportsOnlyWhatTheKernelsRun) {
   EXPECT_EQ(skinny_wgmma_b_rows(1), 16);
   EXPECT_EQ(skinny_wgmma_b_rows(17), 32);
   EXPECT_EQ(skinny_wgmma_b_rows(33), 64);
-  // The cluster k-split kernel: batch 1, and a block's share of B (⌈k / 128 / slices⌉ stages of
-  // 2 boxes of 64 k × n rounded up to 16, 32 or 64 rows) must fit beside its ring.
-  const SkinnySplitConfig pairs{4, 2, 2, 4};
-  const SkinnyKernelConfig split = pairs;
-  const auto sized = [&](std::int64_t n, std::int64_t k) {
-    return Problem::make(OpKind::Gemm, DType::BFloat16, T::T, T::N, 4096, n, k);
-  };
-  const int boxes64 = skinny_split_b_boxes(pairs, 64);
-  const int boxes32 = skinny_split_b_boxes(pairs, 32);
-  EXPECT_GE(boxes64, 16);
-  EXPECT_EQ(boxes32, 2 * boxes64 + (boxes32 % 2));
-  const int even64 = boxes64 / 2 * 2, even32 = boxes32 / 2 * 2;  // whole stages of 2 boxes
-  EXPECT_FALSE(why(sized(64, 2 * 64 * even64), split));
-  EXPECT_TRUE(why(sized(64, 2 * 64 * even64 + 1), split));
-  EXPECT_FALSE(why(sized(32, 2 * 64 * even32), split));
-  EXPECT_FALSE(why(sized(1, 2 * 64 * even32), split));
-  EXPECT_TRUE(why(sized(65, 64), split));
-  EXPECT_FALSE(why(p(OpKind::GemmStridedBatched, DType::Float16, T::T, T::N, 40), split));
-  Problem batched = p(OpKind::GemmStridedBatched, DType::Float16, T::T, T::N, 40);
-  batched.batch = 2;
-  const auto batched_why = skinny_unsupported_reason(batched, split);
-  ASSERT_TRUE(batched_why.has_value());
-  EXPECT_NE(batched_why->find("batch 1"), std::string::npos) << *batched_why;
-  const auto long_k_why = skinny_unsupported_reason(sized(64, 2 * 64 * even64 + 64), split);
-  ASSERT_TRUE(long_k_why.has_value());
-  EXPECT_NE(long_k_why->find("share of B"), std::string::npos) << *long_k_why;
-  // Every compiled configuration takes its partial sums in whole 16-byte stores, and some
-  // configuration fits each Llama shape's k up to 8192 at n = 64.
-  for (const SkinnySplitConfig& c : kSkinnySplitConfigs) {
-    EXPECT_EQ(8 * c.m_tiles % c.slices, 0);
-    EXPECT_EQ(8 * c.m_tiles / c.slices % 4, 0);
-  }
-  for (std::int64_t k : {2048, 4096, 8192}) {
-    bool fits = false;
-    for (const SkinnySplitConfig& c : kSkinnySplitConfigs) fits = fits || skinny_split_fits(c, 64, k);
-    EXPECT_TRUE(fits) << "k = " << k;
-  }
   // A name from a file may carry any numbers: one that is not compiled in says so (its sizes,
   // which such numbers would overflow, are never computed).
   const auto huge = parse_skinny_solution_name(
@@ -162,7 +114,7 @@ TEST(SkinnyName, SupportsOnlyWhatTheKernelsRun) {
   EXPECT_TRUE(why(
       Problem::make(OpKind::Gemm, DType::BFloat16, T::T, T::N, 16, 1, (std::int64_t{1} << 30) + 64),
       core));
-  for (const auto& c : {core, tc, small_ring, warpgroup, split}) {
+  for (const auto& c : {core, tc, small_ring, warpgroup}) {
     EXPECT_TRUE(why(p(OpKind::Gemm, DType::BFloat16, T::N, T::N, 8), c));
     EXPECT_TRUE(why(p(OpKind::Gemm, DType::TF32, T::T, T::N, 8), c));
     EXPECT_TRUE(why(p(OpKind::GemmAndBias, DType::BFloat16, T::T, T::N, 8), c));
