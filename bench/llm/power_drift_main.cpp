@@ -5,7 +5,10 @@
 //
 // After --idle-ms of sleep it cycles through the solutions in blocks of --block iterations until
 // --seconds have passed, and prints one CSV line per block: milliseconds since the start, the
-// solution, the block's median in µs. Each solution's own block medians then show the drift.
+// solution, the operands' allocation, the block's median in µs. Each solution's own block medians
+// then show the drift. With --allocations N the operands are allocated N times (each allocation a
+// rotation of its own, as the tuner plans it) and every solution runs a block on each in turn:
+// whether a solution's speed depends on where its operands lie in memory.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -31,6 +34,7 @@ struct Options {
   double idle_ms = 1000;
   double seconds = 3;
   int block = 10;
+  int allocations = 1;
 };
 
 int run(const Options& o) {
@@ -60,14 +64,20 @@ int run(const Options& o) {
       plan_operand_memory(backend, problem, workspace, TunerOptions{}.memory_fraction, std::nullopt,
                           false)
           .rotation;
-  OperandSets sets(backend, problem, rotation, workspace, 1, 1.0, 0.0);
-  Profiler profiler(backend, sets, rotation.flush, TimingPolicy{}.mode);
-  for (auto& s : solutions) profiler.run(*s, problem, PhaseCaps{1, 0});  // load the kernels
+  std::vector<std::unique_ptr<OperandSets>> sets;
+  std::vector<std::unique_ptr<Profiler>> profilers;
+  for (int a = 0; a < o.allocations; ++a) {
+    sets.push_back(std::make_unique<OperandSets>(backend, problem, rotation, workspace,
+                                                 static_cast<std::uint64_t>(a + 1), 1.0, 0.0));
+    profilers.push_back(
+        std::make_unique<Profiler>(backend, *sets.back(), rotation.flush, TimingPolicy{}.mode));
+  }
+  for (auto& s : solutions) profilers[0]->run(*s, problem, PhaseCaps{1, 0});  // load the kernels
 
   std::printf("# %s on %s; rotation %s; idle %.0f ms, then blocks of %d iterations\n",
               o.problem.c_str(), backend.properties().name.c_str(), rotation.describe().c_str(),
               o.idle_ms, o.block);
-  std::printf("ms,solution,median_us\n");
+  std::printf("ms,solution,allocation,median_us\n");
   std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(o.idle_ms));
   const auto start = std::chrono::steady_clock::now();
   auto elapsed_ms = [&] {
@@ -75,11 +85,14 @@ int run(const Options& o) {
         .count();
   };
   while (elapsed_ms() < o.seconds * 1e3) {
-    for (std::size_t i = 0; i < solutions.size(); ++i) {
-      const Measurement m = profiler.run(*solutions[i], problem, PhaseCaps{o.block, 0});
-      if (!m.status)
-        throw std::runtime_error(fmt::format("{}: {}", o.solutions[i], m.status.error));
-      std::printf("%.1f,%s,%.2f\n", elapsed_ms(), o.solutions[i].c_str(), m.stats.median_ms * 1e3);
+    for (int a = 0; a < o.allocations; ++a) {
+      for (std::size_t i = 0; i < solutions.size(); ++i) {
+        const Measurement m = profilers[a]->run(*solutions[i], problem, PhaseCaps{o.block, 0});
+        if (!m.status)
+          throw std::runtime_error(fmt::format("{}: {}", o.solutions[i], m.status.error));
+        std::printf("%.1f,%s,%d,%.2f\n", elapsed_ms(), o.solutions[i].c_str(), a,
+                    m.stats.median_ms * 1e3);
+      }
     }
   }
   return 0;
@@ -99,6 +112,9 @@ int main(int argc, char** argv) {
   app.add_option("--idle-ms", o.idle_ms, "Idle time before the first block");
   app.add_option("--seconds", o.seconds, "How long to keep the device busy");
   app.add_option("--block", o.block, "Iterations per block")->check(CLI::PositiveNumber);
+  app.add_option("--allocations", o.allocations,
+                 "Allocate the operands this many times and run every solution on each in turn")
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
   try {
     return run(o);
