@@ -40,7 +40,7 @@ cudaError_t launch_config(const SkinnyArgs& args, cudaStream_t stream, bool& una
 template <typename T>
 cudaError_t launch_typed(SkinnyWgmmaConfig c, const SkinnyArgs& args, cudaStream_t stream,
                          bool& unaddressable) {
-  static_assert(std::size(kSkinnyWgmmaConfigs) == 10, "a configuration is not dispatched");
+  static_assert(std::size(kSkinnyWgmmaConfigs) == 11, "a configuration is not dispatched");
   constexpr const SkinnyWgmmaConfig* k = kSkinnyWgmmaConfigs;
   if (c == k[0]) return launch_config<T, 2, 2, 2, 8>(args, stream, unaddressable);
   if (c == k[1]) return launch_config<T, 2, 2, 2, 12>(args, stream, unaddressable);
@@ -52,6 +52,7 @@ cudaError_t launch_typed(SkinnyWgmmaConfig c, const SkinnyArgs& args, cudaStream
   if (c == k[7]) return launch_config<T, 5, 2, 1, 10>(args, stream, unaddressable);
   if (c == k[8]) return launch_config<T, 7, 2, 1, 8>(args, stream, unaddressable);
   if (c == k[9]) return launch_config<T, 14, 1, 1, 6>(args, stream, unaddressable);
+  if (c == k[10]) return launch_config<T, 3, 1, 2, 6>(args, stream, unaddressable);
   return cudaErrorInvalidValue;
 }
 
