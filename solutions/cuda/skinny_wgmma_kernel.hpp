@@ -46,8 +46,8 @@ constexpr bool operator==(SkinnyWgmmaConfig x, SkinnyWgmmaConfig y) {
 // Default where the bulk-copy kernel had 1.042×); at n = 64 Default stays ahead
 // (bench/results/2026-11-25-h100-m6144.md).
 inline constexpr SkinnyWgmmaConfig kSkinnyWgmmaConfigs[] = {
-    {2, 2, 2, 8}, {2, 2, 2, 12}, {2, 2, 4, 6},  {4, 1, 2, 6},  {4, 2, 2, 6}, {4, 2, 2, 8},
-    {8, 1, 1, 8}, {5, 2, 1, 10}, {7, 2, 1, 8},  {14, 1, 1, 6}, {3, 1, 2, 6}};
+    {2, 2, 2, 8}, {2, 2, 2, 12}, {2, 2, 4, 6}, {4, 1, 2, 6},  {4, 2, 2, 6}, {4, 2, 2, 8},
+    {8, 1, 1, 8}, {5, 2, 1, 10}, {7, 2, 1, 8}, {14, 1, 1, 6}, {3, 1, 2, 6}};
 
 // Rows of B's box at n columns: n rounded up to 16, 32 or 64.
 constexpr int skinny_wgmma_b_rows(int n) {
