@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "device_test.hpp"
 #include "solutions/cuda/cuda_backend.hpp"
 #include "solutions/cuda/cuda_device.hpp"
 #include "tuner/error.hpp"
@@ -33,14 +34,7 @@ TEST(CudaPresence, ARequiredGpuIsUsable) {
          << cudaGetErrorName(status) << " (" << cudaGetErrorString(status) << ")";
 }
 
-class CudaBackendTest : public testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-    backend_ = std::make_unique<CudaBackend>(0);
-  }
-  std::unique_ptr<CudaBackend> backend_;
-};
+class CudaBackendTest : public gpu_test::DeviceTest {};
 
 TEST_F(CudaBackendTest, PropertiesComeFromTheDevice) {
   const DeviceProperties& p = backend_->properties();

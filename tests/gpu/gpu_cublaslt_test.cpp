@@ -8,6 +8,7 @@
 #include <cstring>
 #include <variant>
 
+#include "device_test.hpp"
 #include "gpu_support.hpp"
 #include "solutions/cuda/cublas_default.hpp"
 #include "solutions/cuda/cublas_handle.hpp"
@@ -25,14 +26,7 @@ using cuda::LtSearchLimits;
 using cuda::LtSearchStats;
 using cuda::LtSolution;
 
-class CudaCublasLt : public testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-    backend_ = std::make_unique<CudaBackend>(0);
-  }
-  std::unique_ptr<CudaBackend> backend_;
-};
+class CudaCublasLt : public gpu_test::DeviceTest {};
 
 Problem skinny_bf16() {
   return Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 8192, 4, 1024);

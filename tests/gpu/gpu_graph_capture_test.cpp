@@ -14,6 +14,7 @@
 #include <mutex>
 #include <vector>
 
+#include "device_test.hpp"
 #include "gemmtune/gemmtune.hpp"
 #include "gpu_support.hpp"
 #include "solutions/cuda/cublas_default.hpp"
@@ -65,14 +66,7 @@ std::string capture_replay_and_check(Solution& solution, DeviceOperands& ops) {
   return cmp.ok ? std::string() : cmp.detail;
 }
 
-class GraphCapture : public testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-    backend_ = std::make_unique<CudaBackend>(0);
-  }
-  std::unique_ptr<CudaBackend> backend_;
-};
+class GraphCapture : public gpu_test::DeviceTest {};
 
 TEST_F(GraphCapture, DefaultAndCublasLtIncludingSplitK) {
   const Problem p =

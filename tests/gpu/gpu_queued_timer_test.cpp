@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "device_test.hpp"
 #include "solutions/cuda/cuda_backend.hpp"
 #include "solutions/cuda/cuda_device.hpp"
 #include "solutions/cuda/cuda_timer.hpp"
@@ -20,11 +21,11 @@ using namespace std::chrono_literals;
 constexpr auto kHostGap = 300us;  // far longer than the device work of one iteration
 const double kHostGapMs = std::chrono::duration<double, std::milli>(kHostGap).count();
 
-class QueuedTimerTest : public testing::Test {
+class QueuedTimerTest : public gpu_test::DeviceTest {
  protected:
   void SetUp() override {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-    backend_ = std::make_unique<CudaBackend>(0);
+    DeviceTest::SetUp();
+    if (IsSkipped()) return;
     buffer_ = backend_->allocate(1 << 20);
   }
   // One iteration whose host side sleeps between the begin event and the device work.
@@ -38,7 +39,6 @@ class QueuedTimerTest : public testing::Test {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0 : v[v.size() / 2];
   }
-  std::unique_ptr<CudaBackend> backend_;
   std::unique_ptr<Buffer> buffer_;
 };
 

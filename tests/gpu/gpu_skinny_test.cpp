@@ -9,6 +9,7 @@
 
 #include <vector>
 
+#include "device_test.hpp"
 #include "gpu_support.hpp"
 #include "solutions/cuda/cuda_device.hpp"
 #include "solutions/cuda/skinny_gemm.hpp"
@@ -18,13 +19,8 @@ namespace {
 
 using gpu_test::DeviceOperands;
 
-class SkinnyKernel : public testing::Test {
+class SkinnyKernel : public gpu_test::DeviceTest {
  protected:
-  void SetUp() override {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-    backend_ = std::make_unique<CudaBackend>(0);
-  }
-
   void check_every_config(const Problem& p, double alpha, double beta) {
     SCOPED_TRACE(
         fmt::format("{},{} alpha={} beta={}", p.op_signature(), p.params_signature(), alpha, beta));
@@ -56,7 +52,6 @@ class SkinnyKernel : public testing::Test {
     }
   }
 
-  std::unique_ptr<CudaBackend> backend_;
   cuda::GemmtuneCudaProvider provider_;
 };
 

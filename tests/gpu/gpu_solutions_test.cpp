@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "device_test.hpp"
 #include "gpu_support.hpp"
 #include "solutions/cuda/cublas_default.hpp"
 #include "solutions/cuda/cublaslt_provider.hpp"
@@ -97,13 +98,8 @@ std::vector<Case> fp8_cases() {
   };
 }
 
-class CudaSolutions : public testing::Test {
+class CudaSolutions : public gpu_test::DeviceTest {
  protected:
-  void SetUp() override {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-    backend_ = std::make_unique<CudaBackend>(0);
-  }
-
   // Runs Default and every cuBLASLt candidate; returns how many candidates ran.
   void check_all(const Case& c, bool lt_required = true) {
     SCOPED_TRACE(describe(c));
@@ -137,7 +133,6 @@ class CudaSolutions : public testing::Test {
     ++problems_;
   }
 
-  std::unique_ptr<CudaBackend> backend_;
   int problems_ = 0;
 };
 
