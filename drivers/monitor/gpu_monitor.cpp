@@ -78,7 +78,11 @@ MonitorSummary GpuMonitor::summary(const SummaryOptions& options) const {
 void GpuMonitor::run() {
   std::unique_lock lock(mutex_);
   auto due = Clock::now();
-  while (!stopping_) {
+  // The first reading is taken even where stop() came before this thread ran: a run with nothing
+  // to tune ends within milliseconds, and its summary would otherwise say "throttled: unknown".
+  bool first = true;
+  while (first || !stopping_) {
+    first = false;
     if (!sample_now_ && Clock::now() < due) {
       wake_.wait_until(lock, due, [&] { return stopping_ || sample_now_; });
       continue;

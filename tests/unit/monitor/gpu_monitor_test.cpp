@@ -72,6 +72,14 @@ TEST(GpuMonitor, TheFirstSampleComesAtOnceTheNextAfterTheInterval) {
   EXPECT_EQ(calls.load(), 1);  // the next one is a minute away
 }
 
+TEST(GpuMonitor, AMonitorStoppedAtOnceStillReadsTheDeviceOnce) {
+  std::atomic<int> calls{0};
+  GpuMonitor monitor(std::make_unique<FakeSource>(calls), 60000ms);
+  monitor.stop();
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(monitor.samples().size(), 1u);
+}
+
 TEST(GpuMonitor, DestructorStopsAndJoinsPromptly) {
   std::atomic<int> calls{0};
   const auto start = std::chrono::steady_clock::now();
