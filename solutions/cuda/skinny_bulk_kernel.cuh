@@ -28,7 +28,55 @@ struct BulkStage {
   static constexpr int kBoxBytesA = kRowsA * kBoxBytesPerRow;
   static constexpr int kBoxBytesB = kRowsB * kBoxBytesPerRow;
   static constexpr int kBytes = KBoxes * (kBoxBytesA + kBoxBytesB);  // a multiple of 1024
+  static constexpr int kBoxes = KBoxes;
+  static constexpr bool kBFirst = false;
+  __host__ __device__ static constexpr std::uint32_t box_a(int box) { return box * kBoxBytesA; }
+  __host__ __device__ static constexpr std::uint32_t box_b(int box) {
+    return KBoxes * kBoxBytesA + box * kBoxBytesB;
+  }
 };
+
+// The producer of a TMA skinny kernel, one thread: it streams the k chunks of the block's tiles
+// (blockIdx.x, + gridDim.x, …; Stage::kBoxes boxes of 64 k each) back to back through the ring of
+// Stages, A once (evicted first from L2), B as every block rereads it (evicted last). A stage is
+// refilled once its consumers have released it (`empty`), and `full` counts the bytes in.
+template <typename Stage, int Stages>
+__device__ __forceinline__ void produce_stages(const CUtensorMap& map_a, const CUtensorMap& map_b,
+                                               int tiles, int row_tiles, int chunks,
+                                               std::uint32_t base, std::uint64_t* full,
+                                               std::uint64_t* empty) {
+  const std::uint64_t stream_once = bulk::evict_first_policy();
+  const std::uint64_t reread = bulk::evict_last_policy();
+  int g = 0;
+  for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += gridDim.x) {
+    const int row0 = (tile % row_tiles) * Stage::kRowsA;
+    const int z = tile / row_tiles;
+    for (int i = 0; i < chunks; ++i, ++g) {
+      const int slot = g % Stages;
+      bulk::wait(&empty[slot], ((g / Stages) & 1) ^ 1);
+      bulk::arrive_expect_bytes(&full[slot], Stage::kBytes);
+      const std::uint32_t stage = base + slot * Stage::kBytes;
+#pragma unroll
+      for (int box = 0; box < Stage::kBoxes; ++box) {
+        const int k0 = (i * Stage::kBoxes + box) * kBoxK;
+        const auto copy_a = [&] {
+          bulk::copy_box(stage + Stage::box_a(box), &map_a, k0, row0, z, &full[slot], stream_once);
+        };
+        const auto copy_b = [&] {
+          bulk::copy_box(stage + Stage::box_b(box), &map_b, k0, 0, z, &full[slot], reread);
+        };
+        // In the order the boxes lie in the stage.
+        if constexpr (Stage::kBFirst) {
+          copy_b();
+          copy_a();
+        } else {
+          copy_a();
+          copy_b();
+        }
+      }
+    }
+  }
+}
 
 // Per-lane slots of every consumer warp's partial sums, which the epilogue warp adds.
 template <int MTiles, int NTiles, int Warps>
@@ -107,30 +155,9 @@ __global__ void __launch_bounds__(kBulkThreads<Warps>)
   allow_next_kernel();
 
   if (warp == Warps) {
-    // Producer: one thread issues a stage's boxes; the TMA unit streams whole 128-byte row
-    // segments, A once (evicted first from L2), B as every block rereads it (evicted last).
+    // Producer: one thread issues the stages' boxes.
     if (lane != 0) return;
-    const std::uint64_t stream_once = bulk::evict_first_policy();
-    const std::uint64_t reread = bulk::evict_last_policy();
-    int g = 0;
-    for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += gridDim.x) {
-      const int row0 = (tile % row_tiles) * Stage::kRowsA;
-      const int z = tile / row_tiles;
-      for (int i = 0; i < chunks; ++i, ++g) {
-        const int slot = g % Stages;
-        bulk::wait(&empty[slot], ((g / Stages) & 1) ^ 1);
-        bulk::arrive_expect_bytes(&full[slot], Stage::kBytes);
-        const std::uint32_t stage = base + slot * Stage::kBytes;
-#pragma unroll
-        for (int box = 0; box < KBoxes; ++box) {
-          const int k0 = i * KChunk + box * kBoxK;
-          bulk::copy_box(stage + box * Stage::kBoxBytesA, &map_a, k0, row0, z, &full[slot],
-                         stream_once);
-          bulk::copy_box(stage + KBoxes * Stage::kBoxBytesA + box * Stage::kBoxBytesB, &map_b, k0,
-                         0, z, &full[slot], reread);
-        }
-      }
-    }
+    produce_stages<Stage, Stages>(map_a, map_b, tiles, row_tiles, chunks, base, full, empty);
     return;
   }
 
@@ -182,8 +209,8 @@ __global__ void __launch_bounds__(kBulkThreads<Warps>)
       const std::uint32_t stage = base + slot * Stage::kBytes;
 #pragma unroll
       for (int box = 0; box < KBoxes; ++box) {
-        const std::uint32_t box_a = stage + box * Stage::kBoxBytesA;
-        const std::uint32_t box_b = stage + KBoxes * Stage::kBoxBytesA + box * Stage::kBoxBytesB;
+        const std::uint32_t box_a = stage + Stage::box_a(box);
+        const std::uint32_t box_b = stage + Stage::box_b(box);
 #pragma unroll
         for (int s = 0; s < kBoxK / 16; ++s) {
           unsigned af[MTiles][4];

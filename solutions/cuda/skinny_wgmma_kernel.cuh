@@ -33,6 +33,12 @@ struct WgStage {
   static constexpr int kBoxBytesB = BRows * kBoxBytesPerRow;
   static constexpr int kBoxBytesA = kRowsA * kBoxBytesPerRow;
   static constexpr int kBytes = KBoxes * (kBoxBytesA + kBoxBytesB);  // a multiple of 1024
+  static constexpr int kBoxes = KBoxes;
+  static constexpr bool kBFirst = true;
+  __host__ __device__ static constexpr std::uint32_t box_b(int box) { return box * kBoxBytesB; }
+  __host__ __device__ static constexpr std::uint32_t box_a(int box) {
+    return KBoxes * kBoxBytesB + box * kBoxBytesA;
+  }
   // What wgmma reads past the last stage's last B box, besides its A boxes.
   static constexpr int kOverreadBytes = (64 - BRows) * kBoxBytesPerRow > KBoxes* kBoxBytesA
                                             ? (64 - BRows) * kBoxBytesPerRow - KBoxes* kBoxBytesA
@@ -99,26 +105,7 @@ __global__ void __launch_bounds__(Groups * 128 + 32)
 
   if (warp == Groups * 4) {
     if (lane != 0) return;
-    const std::uint64_t stream_once = bulk::evict_first_policy();
-    const std::uint64_t reread = bulk::evict_last_policy();
-    int g = 0;
-    for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += gridDim.x) {
-      const int row0 = (tile % row_tiles) * Stage::kRowsA;
-      const int z = tile / row_tiles;
-      for (int i = 0; i < chunks; ++i, ++g) {
-        const int slot = g % Stages;
-        bulk::wait(&empty[slot], ((g / Stages) & 1) ^ 1);
-        bulk::arrive_expect_bytes(&full[slot], Stage::kBytes);
-        const std::uint32_t stage = base + slot * Stage::kBytes;
-#pragma unroll
-        for (int box = 0; box < KBoxes; ++box) {
-          const int k0 = i * KChunk + box * kBoxK;
-          bulk::copy_box(stage + box * Stage::kBoxBytesB, &map_b, k0, 0, z, &full[slot], reread);
-          bulk::copy_box(stage + KBoxes * Stage::kBoxBytesB + box * Stage::kBoxBytesA, &map_a, k0,
-                         row0, z, &full[slot], stream_once);
-        }
-      }
-    }
+    produce_stages<Stage, Stages>(map_a, map_b, tiles, row_tiles, chunks, base, full, empty);
     return;
   }
 
@@ -137,8 +124,8 @@ __global__ void __launch_bounds__(Groups * 128 + 32)
       wgmma::fence();
 #pragma unroll
       for (int box = 0; box < KBoxes; ++box) {
-        const std::uint32_t box_b = stage + box * Stage::kBoxBytesB;
-        const std::uint32_t box_a = stage + KBoxes * Stage::kBoxBytesB + box * Stage::kBoxBytesA;
+        const std::uint32_t box_b = stage + Stage::box_b(box);
+        const std::uint32_t box_a = stage + Stage::box_a(box);
 #pragma unroll
         for (int s = 0; s < kBoxK / 16; ++s) {
           wgmma::mma_64xN<T, N>(acc, wgmma::descriptor(box_b + 32 * s),
