@@ -18,23 +18,30 @@ namespace gemmtune::cuda::skinny {
 inline constexpr int kBoxK = 64;
 inline constexpr int kBoxBytesPerRow = 128;
 
-// Shared-memory layout of one stage: KBoxes boxes of BM rows of Aᵀ, then KBoxes boxes of BN rows
-// of B (B's columns, zero past n), each row 128 bytes with its 16-byte chunks swizzled (chunk c of
-// row r at c ^ (r mod 8)), so that the 8 row addresses of an ldmatrix fall in different banks.
-template <int MTiles, int NTiles, int KBoxes>
-struct BulkStage {
-  static constexpr int kRowsA = 16 * MTiles;
-  static constexpr int kRowsB = 8 * NTiles;
-  static constexpr int kBoxBytesA = kRowsA * kBoxBytesPerRow;
-  static constexpr int kBoxBytesB = kRowsB * kBoxBytesPerRow;
-  static constexpr int kBytes = KBoxes * (kBoxBytesA + kBoxBytesB);  // a multiple of 1024
+// Shared-memory layout of one stage of the TMA kernels: KBoxes boxes of RowsA rows of Aᵀ and
+// KBoxes boxes of RowsB rows of B (B's columns, zero past n), A's boxes first unless BFirst; each
+// row 128 bytes with its 16-byte chunks swizzled (chunk c of row r at c ^ (r mod 8)), so that the
+// 8 row addresses of an ldmatrix fall in different banks, which is also the layout wgmma reads.
+template <int RowsA, int RowsB, int KBoxes, bool BFirst>
+struct TmaStage {
+  static constexpr int kRowsA = RowsA;
+  static constexpr int kRowsB = RowsB;
   static constexpr int kBoxes = KBoxes;
-  static constexpr bool kBFirst = false;
-  __host__ __device__ static constexpr std::uint32_t box_a(int box) { return box * kBoxBytesA; }
+  static constexpr bool kBFirst = BFirst;
+  static constexpr int kBoxBytesA = RowsA * kBoxBytesPerRow;
+  static constexpr int kBoxBytesB = RowsB * kBoxBytesPerRow;
+  static constexpr int kBytes = KBoxes * (kBoxBytesA + kBoxBytesB);  // a multiple of 1024
+  __host__ __device__ static constexpr std::uint32_t box_a(int box) {
+    return (BFirst ? KBoxes * kBoxBytesB : 0) + box * kBoxBytesA;
+  }
   __host__ __device__ static constexpr std::uint32_t box_b(int box) {
-    return KBoxes * kBoxBytesA + box * kBoxBytesB;
+    return (BFirst ? 0 : KBoxes * kBoxBytesA) + box * kBoxBytesB;
   }
 };
+
+// The bulk-copy kernel's stage: tiles of 16·MTiles rows, B's 8·NTiles columns after them.
+template <int MTiles, int NTiles, int KBoxes>
+using BulkStage = TmaStage<16 * MTiles, 8 * NTiles, KBoxes, false>;
 
 // The producer of a TMA skinny kernel, one thread: it streams the k chunks of the block's tiles
 // (blockIdx.x, + gridDim.x, …; Stage::kBoxes boxes of 64 k each) back to back through the ring of

@@ -28,20 +28,12 @@ namespace gemmtune::cuda::skinny {
 // One stage: KBoxes boxes of BRows rows of B's columns (zero past n), then KBoxes boxes of
 // 16·MTiles rows of Aᵀ; every box 64 k of 128 bytes per row.
 template <int MTiles, int KBoxes, int BRows>
-struct WgStage {
-  static constexpr int kRowsA = 16 * MTiles;
-  static constexpr int kBoxBytesB = BRows * kBoxBytesPerRow;
-  static constexpr int kBoxBytesA = kRowsA * kBoxBytesPerRow;
-  static constexpr int kBytes = KBoxes * (kBoxBytesA + kBoxBytesB);  // a multiple of 1024
-  static constexpr int kBoxes = KBoxes;
-  static constexpr bool kBFirst = true;
-  __host__ __device__ static constexpr std::uint32_t box_b(int box) { return box * kBoxBytesB; }
-  __host__ __device__ static constexpr std::uint32_t box_a(int box) {
-    return KBoxes * kBoxBytesB + box * kBoxBytesA;
-  }
+struct WgStage : TmaStage<16 * MTiles, BRows, KBoxes, true> {
+  using Base = TmaStage<16 * MTiles, BRows, KBoxes, true>;
   // What wgmma reads past the last stage's last B box, besides its A boxes.
-  static constexpr int kOverreadBytes = (64 - BRows) * kBoxBytesPerRow > KBoxes* kBoxBytesA
-                                            ? (64 - BRows) * kBoxBytesPerRow - KBoxes* kBoxBytesA
+  static constexpr int kOverreadBytes = (64 - BRows) * kBoxBytesPerRow > KBoxes* Base::kBoxBytesA
+                                            ? (64 - BRows) * kBoxBytesPerRow
+                                                  - KBoxes* Base::kBoxBytesA
                                             : 0;
 };
 
