@@ -78,11 +78,10 @@ MonitorSummary GpuMonitor::summary(const SummaryOptions& options) const {
 void GpuMonitor::run() {
   std::unique_lock lock(mutex_);
   auto due = Clock::now();
-  // The first reading is taken even where stop() came before this thread ran: a run with nothing
-  // to tune ends within milliseconds, and its summary would otherwise say "throttled: unknown".
-  bool first = true;
-  while (first || !stopping_) {
-    first = false;
+  // The first reading is taken even where stop() came before this thread ran (it is due at once):
+  // a run with nothing to tune ends within milliseconds, and its summary would otherwise say
+  // "throttled: unknown".
+  do {
     if (!sample_now_ && Clock::now() < due) {
       wake_.wait_until(lock, due, [&] { return stopping_ || sample_now_; });
       continue;
@@ -105,7 +104,7 @@ void GpuMonitor::run() {
     // Keep the schedule; after a call slower than the interval, start again from now rather than
     // catch up with a burst.
     if (now >= due) due = due + interval_ > now ? due + interval_ : now + interval_;
-  }
+  } while (!stopping_);
 }
 
 }  // namespace gemmtune::monitor

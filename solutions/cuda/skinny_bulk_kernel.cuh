@@ -25,7 +25,6 @@ inline constexpr int kBoxBytesPerRow = 128;
 template <int RowsA, int RowsB, int KBoxes, bool BFirst>
 struct TmaStage {
   static constexpr int kRowsA = RowsA;
-  static constexpr int kRowsB = RowsB;
   static constexpr int kBoxes = KBoxes;
   static constexpr bool kBFirst = BFirst;
   static constexpr int kBoxBytesA = RowsA * kBoxBytesPerRow;
