@@ -15,12 +15,15 @@ using namespace skinny;
 template <typename T, int MTiles, int Groups, int KBoxes, int Stages, int BRows>
 cudaError_t launch_shape(const SkinnyArgs& args, cudaStream_t stream, bool& unaddressable) {
   constexpr int kThreads = Groups * 128 + 32;
-  constexpr int kBytes = wg_kernel_shared_bytes<MTiles, Groups, KBoxes, Stages, BRows>();
-  static_assert(kBytes == skinny_wgmma_shared_bytes({MTiles, Groups, KBoxes, Stages}, BRows));
+  constexpr SkinnyWgmmaConfig kConfig{MTiles, Groups, KBoxes, Stages};
+  constexpr bool kStaged = skinny_wgmma_stages_tiles(kConfig, BRows);
+  constexpr int kBytes = wg_kernel_shared_bytes<MTiles, Groups, KBoxes, Stages, BRows, kStaged>();
+  static_assert(kBytes == skinny_wgmma_shared_bytes(kConfig, BRows));
   if constexpr (kBytes > kSkinnyBulkMaxSharedBytes) {
     return cudaErrorInvalidValue;  // the ring does not fit at this n
   } else {
-    return launch_persistent<T, skinny_wgmma_kernel<T, MTiles, Groups, KBoxes, Stages, BRows>,
+    return launch_persistent<T,
+                             skinny_wgmma_kernel<T, MTiles, Groups, KBoxes, Stages, BRows, kStaged>,
                              kThreads, kBytes>(args, stream, 16 * MTiles, BRows, unaddressable);
   }
 }

@@ -17,6 +17,7 @@
 // Kept free of gemmtune's other headers so that the .cu file compiles with nvcc alone.
 #pragma once
 
+#include "solutions/cuda/skinny_bulk_kernel.hpp"
 #include "solutions/cuda/skinny_gemm_kernel.hpp"
 
 namespace gemmtune::cuda {
@@ -54,14 +55,35 @@ constexpr int skinny_wgmma_b_rows(int n) {
   return n <= 16 ? 16 : n <= 32 ? 32 : 64;
 }
 
-// Dynamic shared memory the configuration takes with B boxes of b_rows rows: 1024 bytes of
-// alignment, the stages (k_boxes × (b_rows rows of B + 16·m_tiles rows of A) × 128 bytes each),
-// what wgmma reads past the last stage's B box (it reads 64 rows), the warpgroups' partial sums.
-constexpr int skinny_wgmma_shared_bytes(SkinnyWgmmaConfig config, int b_rows) {
+// Shared memory of the ring with B boxes of b_rows rows: 1024 bytes of alignment, the stages
+// (k_boxes × (b_rows rows of B + 16·m_tiles rows of A) × 128 bytes each), what wgmma reads past the
+// last stage's B box (it reads 64 rows), the warpgroups' partial sums.
+constexpr int skinny_wgmma_ring_bytes(SkinnyWgmmaConfig config, int b_rows) {
   const int a_bytes = config.k_boxes * 16 * config.m_tiles * 128;
   const int stage = config.k_boxes * b_rows * 128 + a_bytes;
   const int overread = (64 - b_rows) * 128 > a_bytes ? (64 - b_rows) * 128 - a_bytes : 0;
   return 1024 + config.stages * stage + overread + config.groups / 2 * 8 * config.m_tiles * 128 * 4;
+}
+
+// Shared memory where the tile end stages a tile of C before storing it in 16-byte pieces: up to
+// 64 columns of 16·m_tiles 16-bit elements, each column padded by 8 elements.
+constexpr int skinny_wgmma_staging_bytes(SkinnyWgmmaConfig config) {
+  return 64 * (16 * config.m_tiles + 8) * 2;
+}
+
+// Whether the configuration stages its tiles of C (wherever the staging area fits beside the ring
+// with B boxes of b_rows rows); the others store each accumulator on its own, 2 bytes at a time.
+// On an H200, on 14336 × 4096 at n = 64, the stores took 4.8 µs of the kernel's 35.0 one
+// accumulator at a time and 2.1 staged (bench/results/2026-11-26-h200-wgmma-stores.md).
+constexpr bool skinny_wgmma_stages_tiles(SkinnyWgmmaConfig config, int b_rows) {
+  return skinny_wgmma_ring_bytes(config, b_rows) + skinny_wgmma_staging_bytes(config) <=
+         kSkinnyBulkMaxSharedBytes;
+}
+
+// Dynamic shared memory the configuration takes with B boxes of b_rows rows.
+constexpr int skinny_wgmma_shared_bytes(SkinnyWgmmaConfig config, int b_rows) {
+  return skinny_wgmma_ring_bytes(config, b_rows) +
+         (skinny_wgmma_stages_tiles(config, b_rows) ? skinny_wgmma_staging_bytes(config) : 0);
 }
 
 // Enqueues the GEMM (type BFloat16 or Float16) on a device of compute capability 9.0. Where a

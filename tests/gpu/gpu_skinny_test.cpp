@@ -2,7 +2,8 @@
 // multiplied by wgmma) agree with a double-precision host reference in every compiled
 // configuration that fits: each dtype, n from 1 to 64, padded leading dimensions, alpha and beta,
 // a strided batch, shapes that force the element-load path (k or ld not a multiple of the
-// vector), k that ends inside a tensor-core chunk, a long k, and many tiles per block. Names
+// vector), tiles of C stored through shared memory, k that ends inside a tensor-core chunk, a long
+// k, and many tiles per block. Names
 // round-trip; problems they do not fit get no candidates.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -96,6 +97,22 @@ TEST_F(SkinnyKernel, OutputsWithAlphaAndOddOffsets) {
       p.batch = 2;
       p.ldc = p.m + ldc_pad;
       p.stride_c = p.ldc * p.n + 4;
+      check_every_config(p, 0.5, 0.0);
+    }
+  }
+}
+
+TEST_F(SkinnyKernel, StagedTilesAcrossABatch) {
+  // The warpgroup kernel stages tiles of C in shared memory and stores 16 bytes at a time where
+  // beta = 0 and C's columns start on 16 bytes: here in every matrix of a batch, with m odd (the
+  // last piece of each column shorter than 16 bytes) and alpha ≠ 1, in both 16-bit types.
+  for (DType d : {DType::BFloat16, DType::Float16}) {
+    for (std::int64_t n : {16, 40, 64}) {
+      Problem p =
+          Problem::make(OpKind::GemmStridedBatched, d, Transpose::T, Transpose::N, 203, n, 1024);
+      p.batch = 3;
+      p.ldc = 208;
+      p.stride_c = p.ldc * p.n + 8;
       check_every_config(p, 0.5, 0.0);
     }
   }
