@@ -112,7 +112,7 @@ __device__ __forceinline__ void wg_store_staged(const SkinnyArgs& args, T* c, in
 // producer warp; tiles of 16·MTiles rows of Aᵀ × all n ≤ 64 columns (× batch); chunk g of the
 // block (KBoxes boxes of 64 k) lands in stage g % Stages and is multiplied by warpgroup
 // g % Groups; at the tile's end the warpgroups add their sums in a fixed tree and warpgroup 0
-// writes the tile.
+// writes the tile (through the staging area where StagedTiles and wg_can_store_staged).
 template <typename T, int MTiles, int Groups, int KBoxes, int Stages, int BRows, bool StagedTiles>
 __global__ void __launch_bounds__(Groups * 128 + 32)
     skinny_wgmma_kernel(SkinnyArgs args, const __grid_constant__ CUtensorMap map_a,
