@@ -3,8 +3,7 @@
 // configuration that fits: each dtype, n from 1 to 64, padded leading dimensions, alpha and beta,
 // a strided batch, shapes that force the element-load path (k or ld not a multiple of the
 // vector), tiles of C stored through shared memory, k that ends inside a tensor-core chunk, a long
-// k, and many tiles per block. Names
-// round-trip; problems they do not fit get no candidates.
+// k, and many tiles per block. Names round-trip; problems they do not fit get no candidates.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
