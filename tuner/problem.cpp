@@ -3,6 +3,7 @@
 #include <array>
 #include <functional>
 #include <limits>
+#include <tuple>
 
 #include "tuner/error.hpp"
 
@@ -49,19 +50,29 @@ std::optional<OpKind> op_kind_from_string(std::string_view name) {
 
 char to_char(Transpose t) {
   switch (t) {
-    case Transpose::N: return 'n';
-    case Transpose::T: return 't';
-    case Transpose::C: return 'c';
+    case Transpose::N:
+      return 'n';
+    case Transpose::T:
+      return 't';
+    case Transpose::C:
+      return 'c';
   }
   GEMMTUNE_THROW("unknown Transpose value {}", static_cast<int>(t));
 }
 
 std::optional<Transpose> transpose_from_char(char c) {
   switch (c) {
-    case 'n': case 'N': return Transpose::N;
-    case 't': case 'T': return Transpose::T;
-    case 'c': case 'C': return Transpose::C;
-    default: return std::nullopt;
+    case 'n':
+    case 'N':
+      return Transpose::N;
+    case 't':
+    case 'T':
+      return Transpose::T;
+    case 'c':
+    case 'C':
+      return Transpose::C;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -124,6 +135,12 @@ std::optional<std::string> Problem::invalid_reason() const {
   for (const Ld& x : {Ld{"lda", lda, a_rows(), a_cols()}, Ld{"ldb", ldb, b_rows(), b_cols()},
                       Ld{"ldc", ldc, m, n}}) {
     if (x.ld < 1) return fmt::format("{} must be at least 1 ({}={})", x.name, x.name, x.ld);
+    // The batch strides and spans below multiply a leading dimension by a column count; signed
+    // overflow there would be undefined behaviour (found by the fuzzer in fuzz/), so first this.
+    if (std::int64_t product = 0; __builtin_mul_overflow(x.ld, x.cols, &product)) {
+      return fmt::format("operand sizes overflow 64-bit element counts ({}={} times {} columns)",
+                         x.name, x.ld, x.cols);
+    }
     if (x.cols > 1 && x.ld < x.rows) {
       return fmt::format("{}={} is smaller than the {} rows it must span for transposes {}{}",
                          x.name, x.ld, x.rows, to_char(transa), to_char(transb));
@@ -139,6 +156,16 @@ std::optional<std::string> Problem::invalid_reason() const {
   }
   if (a_elements() < 0 || b_elements() < 0 || c_elements() < 0) {
     return std::string("operand sizes overflow 64-bit element counts");
+  }
+  // Byte counts are sums of these in size_t (rotation plans, allocations): bounded here so that
+  // none of that arithmetic can wrap, and a plan compares real sizes with the device's memory.
+  for (const auto& [name, elements, type] :
+       {std::tuple{"A", a_elements(), a_type}, std::tuple{"B", b_elements(), b_type},
+        std::tuple{"C", c_elements(), c_type}}) {
+    if (elements > kMaxOperandBytes / static_cast<std::int64_t>(element_bytes(type))) {
+      return fmt::format("{} spans {} elements of {} bytes: more than 2^60 bytes", name, elements,
+                         element_bytes(type));
+    }
   }
   if (op != OpKind::ScaledGemm && (a_type != b_type || a_type != c_type)) {
     return fmt::format("{} needs one type for A, B and C", to_string(op));
@@ -163,8 +190,8 @@ std::size_t hash_value(const Problem& p) noexcept {
   };
   mix(static_cast<std::uint64_t>(p.op));
   mix(static_cast<std::uint64_t>(p.transa) << 8 | static_cast<std::uint64_t>(p.transb));
-  for (std::int64_t v : {p.m, p.n, p.k, p.lda, p.ldb, p.ldc, p.batch, p.stride_a, p.stride_b,
-                         p.stride_c}) {
+  for (std::int64_t v :
+       {p.m, p.n, p.k, p.lda, p.ldb, p.ldc, p.batch, p.stride_a, p.stride_b, p.stride_c}) {
     mix(static_cast<std::uint64_t>(v));
   }
   mix(static_cast<std::uint64_t>(p.a_type) | static_cast<std::uint64_t>(p.b_type) << 8 |

@@ -23,11 +23,15 @@ enum class Transpose { N, T, C };
 
 std::string_view to_string(OpKind op);
 std::optional<OpKind> op_kind_from_string(std::string_view name);
-inline std::string_view format_as(OpKind op) { return to_string(op); }
+inline std::string_view format_as(OpKind op) {
+  return to_string(op);
+}
 
-char to_char(Transpose t);  // 'n', 't', 'c'
+char to_char(Transpose t);                             // 'n', 't', 'c'
 std::optional<Transpose> transpose_from_char(char c);  // either case
-inline char format_as(Transpose t) { return to_char(t); }
+inline char format_as(Transpose t) {
+  return to_char(t);
+}
 
 struct Problem {
   OpKind op = OpKind::Gemm;
@@ -83,6 +87,10 @@ struct Problem {
   // The fewest bytes the call must move: A and B read once, C written once (read too when
   // beta may be non-zero), and the bias.
   double bytes() const;
+
+  // The most bytes one operand may span (2^60, far beyond any device): what keeps the byte
+  // arithmetic of rotation plans and allocations from wrapping.
+  static constexpr std::int64_t kMaxOperandBytes = std::int64_t{1} << 60;
 
   // Empty when the problem is well formed; otherwise what is wrong, for a person.
   std::optional<std::string> invalid_reason() const;

@@ -23,7 +23,10 @@ int next_chunk(const PhaseCaps& caps, int iterations_done, double elapsed_ms) {
       remaining = std::min<long long>(remaining,
                                       fit >= 1e9 ? 1'000'000'000LL : static_cast<long long>(fit));
     } else if (caps.max_iterations <= 0) {
-      remaining = std::min<long long>(remaining, 1000);  // bounded steps until time shows
+      // Bounded steps until time shows; a timer that never shows any (work below its resolution)
+      // would otherwise keep a duration-only phase going forever.
+      if (iterations_done >= kMaxUntimedIterations) return 0;
+      remaining = std::min<long long>(remaining, 1000);
     }
   }
   // Bounded so that a timer never holds more than kMaxChunk pending event pairs.

@@ -58,6 +58,10 @@ inline constexpr int kMaxChunk = 1024;
 // timing.md), which would hold the stream until its timeout.
 inline constexpr int kMaxQueuedChunk = 128;
 
+// The most iterations a phase capped by duration alone runs while its samples add up to no time at
+// all (a timer coarser than the work): where the caps cannot end it, this does.
+inline constexpr int kMaxUntimedIterations = 100000;
+
 // The size of the next chunk given what has run so far, or 0 when the phase is over. Exposed for
 // tests; `caps` with both limits at 0 allows exactly one iteration.
 int next_chunk(const PhaseCaps& caps, int iterations_done, double elapsed_ms);

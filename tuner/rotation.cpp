@@ -8,7 +8,9 @@
 namespace gemmtune {
 namespace {
 
-double mib(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+double mib(std::size_t bytes) {
+  return static_cast<double>(bytes) / (1024.0 * 1024.0);
+}
 
 }  // namespace
 
@@ -17,8 +19,8 @@ std::size_t slice_bytes(std::size_t bytes) {
 }
 
 RotationPlan plan_rotation(std::size_t set_bytes, std::size_t last_level_cache_bytes,
-                           std::size_t memory_budget_bytes, std::optional<double> rotating_buffer_mb,
-                           bool flush_requested) {
+                           std::size_t memory_budget_bytes,
+                           std::optional<double> rotating_buffer_mb, bool flush_requested) {
   RotationPlan plan;
   plan.set_bytes = set_bytes;
   plan.flush = flush_requested;
@@ -36,7 +38,10 @@ RotationPlan plan_rotation(std::size_t set_bytes, std::size_t last_level_cache_b
     plan.target_bytes = 2 * last_level_cache_bytes;
   }
   // Enough copies to cover the target; the problem itself may already be larger than it.
-  std::size_t wanted = plan.target_bytes == 0 ? 1 : (plan.target_bytes + set_bytes - 1) / set_bytes;
+  // (Rounded up without adding first: a target of "everything" is SIZE_MAX, which would wrap.)
+  std::size_t wanted = plan.target_bytes == 0 ? 1
+                                              : plan.target_bytes / set_bytes +
+                                                    (plan.target_bytes % set_bytes != 0 ? 1 : 0);
   const std::size_t affordable = memory_budget_bytes / set_bytes;  // >= 1 here
   if (wanted > affordable) {
     // Rotation cannot cover the target within memory: take what fits and flush instead, so that
@@ -56,9 +61,10 @@ RotationPlan plan_rotation(std::size_t set_bytes, std::size_t last_level_cache_b
 
 std::string RotationPlan::describe() const {
   if (!fits) return fmt::format("one operand set of {:.1f} MiB does not fit", mib(set_bytes));
-  std::string out = fmt::format("{} set{} x {:.2f} MiB = {:.1f} MiB", copies, copies == 1 ? "" : "s",
-                                mib(set_bytes), mib(footprint_bytes));
-  out += target_bytes == 0 ? " (rotation off)" : fmt::format(" (target {:.1f} MiB)", mib(target_bytes));
+  std::string out = fmt::format("{} set{} x {:.2f} MiB = {:.1f} MiB", copies,
+                                copies == 1 ? "" : "s", mib(set_bytes), mib(footprint_bytes));
+  out += target_bytes == 0 ? " (rotation off)"
+                           : fmt::format(" (target {:.1f} MiB)", mib(target_bytes));
   if (flush) out += ", cache flushed between iterations";
   return out;
 }

@@ -212,14 +212,30 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   auto default_it = std::find_if(candidates.begin(), candidates.end(),
                                  [](const Candidate& c) { return c.is_default; });
   if (default_it == candidates.end()) {
-    report.error = fmt::format("no '{}' solution is registered for backend '{}'",
-                               kDefaultSolutionName, device.backend);
+    // Most likely its provider failed to enumerate: that failure is the news, not the absence.
+    std::string failures;
+    for (const auto& c : candidates) {
+      if (c.report.solution.ends_with("(enumeration failed)")) {
+        failures += fmt::format("; {}: {}", c.report.solution, c.report.reason);
+      }
+    }
+    report.error = fmt::format("no '{}' solution is registered for backend '{}'{}",
+                               kDefaultSolutionName, device.backend, failures);
   } else if (!default_it->alive) {
     report.error = fmt::format("'{}' cannot run this problem: {}", kDefaultSolutionName,
                                default_it->report.reason);
   }
+  // Also where the problem ends early: candidates still in the running were never measured, and
+  // say so instead of keeping the "slower" a report starts with.
   auto collect = [&] {
-    for (auto& c : candidates) report.candidates.push_back(c.report);
+    for (auto& c : candidates) {
+      if (c.alive && !report.error.empty()) {
+        c.report.disposition = Disposition::Failed;
+        c.report.reason = fmt::format("not tuned: {}", report.error);
+        finish(c);
+      }
+      report.candidates.push_back(c.report);
+    }
   };
   if (!report.error.empty()) return collect();
   Candidate& reference = *default_it;
@@ -314,6 +330,9 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   // Default's output, the reference of the numerical check.
   const bool check = options_.check.enabled();
   OutputChecker checker(backend_, *sets, problem, options_.check);
+  // What a check counts: real and imaginary parts apart.
+  const std::int64_t compared =
+      problem.m * problem.n * problem.batch * (info(problem.c_type).is_complex ? 2 : 1);
   if (check) {
     CheckResult self;
     guarded(reference, "reference run", [&] {
@@ -327,13 +346,13 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     });
     if (!reference.alive) return reference_failed();
     if (!self.passed) {
-      reference.report.reason = fmt::format("its output holds NaN: {}",
-                                            self.describe(problem.m * problem.n * problem.batch));
+      // Compared with itself, only a NaN or an Inf (or an element it never wrote: poisoned with
+      // NaN) can differ.
+      reference.report.reason =
+          fmt::format("its output holds NaN or Inf: {}", self.describe(compared));
       return reference_failed();
     }
   }
-  const std::int64_t compared =
-      problem.m * problem.n * problem.batch * (info(problem.c_type).is_complex ? 2 : 1);
   auto incorrect = [&](Candidate& c) {  // true when checked and wrong (or failed to run)
     if (!check) return false;
     CheckResult result;
@@ -376,10 +395,10 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     const double median = c->report.stats.median_ms;
     if (c->screening_cut) {
       c->report.disposition = Disposition::ScreenedOut;
-      c->report.reason = fmt::format(
-          "screening cut after its first sample: {:.4g} ms > {} x {} x {:.4g} ms of {}", median,
-          kScreeningCutFactor, timing.screening_keep_factor, reference.report.stats.median_ms,
-          kDefaultSolutionName);
+      c->report.reason =
+          fmt::format("screening cut after its first sample: {:.4g} ms > {} x {} x {:.4g} ms of {}",
+                      median, kScreeningCutFactor, timing.screening_keep_factor,
+                      reference.report.stats.median_ms, kDefaultSolutionName);
       finish(*c);
       continue;
     }
@@ -477,9 +496,10 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   for (Candidate* c : survivors) {
     if (c->alive && !c->is_default) challengers.push_back(c);
   }
-  std::stable_sort(challengers.begin(), challengers.end(), [](const Candidate* x, const Candidate* y) {
-    return x->report.stats.median_ms < y->report.stats.median_ms;
-  });
+  std::stable_sort(challengers.begin(), challengers.end(),
+                   [](const Candidate* x, const Candidate* y) {
+                     return x->report.stats.median_ms < y->report.stats.median_ms;
+                   });
 
   // Confirmation: the fastest few challengers and Default measured again, in fresh interleaved
   // rounds, and the verdict taken on these samples alone. The fastest of several finalists is
@@ -489,8 +509,8 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   // measured again, and those under 1.5% 0.2% ahead (bench/results/2026-11-22-h200-min-gain.md).
   bool confirmed = false;
   if (timing.confirmation_contenders > 0 && !challengers.empty()) {
-    const std::size_t contenders = std::min(
-        challengers.size(), static_cast<std::size_t>(timing.confirmation_contenders));
+    const std::size_t contenders =
+        std::min(challengers.size(), static_cast<std::size_t>(timing.confirmation_contenders));
     std::vector<Candidate*> group{&reference};
     group.insert(group.end(), challengers.begin(), challengers.begin() + contenders);
     // Long enough for one iteration of the slowest in every round (the paired test needs the

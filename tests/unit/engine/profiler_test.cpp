@@ -107,6 +107,13 @@ TEST_F(ProfilerFixture, OnlyTheFirstSampleIsHeldToTheStop) {
   EXPECT_FALSE(m.cut_short);
 }
 
+TEST_F(ProfilerFixture, ATimerThatSeesNoTimeEndsADurationOnlyPhase) {
+  constant(0.0);
+  const Measurement m = run({0, 30});
+  EXPECT_GE(m.samples_ms.size(), static_cast<std::size_t>(kMaxUntimedIterations));
+  EXPECT_LT(m.samples_ms.size(), static_cast<std::size_t>(kMaxUntimedIterations + kMaxChunk));
+}
+
 TEST_F(ProfilerFixture, NextChunk) {
   EXPECT_EQ(next_chunk({100, 30}, 0, 0), 1);
   EXPECT_EQ(next_chunk({100, 30}, 1, 0.5), 59);  // 29.5 ms left at 0.5 ms each

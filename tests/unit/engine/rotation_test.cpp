@@ -20,7 +20,8 @@ TEST(Rotation, DefaultCoversTwiceTheLastLevelCache) {
 }
 
 TEST(Rotation, RoundsUpToCoverTheTarget) {
-  EXPECT_EQ(plan_rotation(30 * MiB, 50 * MiB, 8 * GiB, std::nullopt, false).copies, 4);  // 120 >= 100
+  EXPECT_EQ(plan_rotation(30 * MiB, 50 * MiB, 8 * GiB, std::nullopt, false).copies,
+            4);  // 120 >= 100
 }
 
 TEST(Rotation, ProblemLargerThanTargetNeedsOneCopy) {
@@ -32,6 +33,13 @@ TEST(Rotation, ProblemLargerThanTargetNeedsOneCopy) {
 TEST(Rotation, ExplicitMegabytes) {
   EXPECT_EQ(plan_rotation(10 * MiB, 50 * MiB, 8 * GiB, 256.0, false).copies, 26);
   EXPECT_EQ(plan_rotation(10 * MiB, 50 * MiB, 8 * GiB, 256.0, false).target_bytes, 256 * MiB);
+}
+
+TEST(Rotation, ATargetBeyondMemoryTakesWhatFitsAndFlushes) {
+  // 1e300 MiB saturates the target to SIZE_MAX, which rounding up must not wrap to one copy.
+  const RotationPlan plan = plan_rotation(10 * MiB, 50 * MiB, 1 * GiB, 1e300, false);
+  EXPECT_EQ(plan.copies, 102);  // what fits in 1 GiB
+  EXPECT_TRUE(plan.flush);
 }
 
 TEST(Rotation, ZeroTurnsRotationOffWithoutFlush) {
@@ -70,7 +78,8 @@ TEST(Rotation, SlicesAreAligned) {
 }
 
 TEST(Rotation, SetBytesCountsEveryOperand) {
-  Problem p = Problem::make(OpKind::GemmAndBias, DType::Float32, Transpose::N, Transpose::N, 64, 32, 16);
+  Problem p =
+      Problem::make(OpKind::GemmAndBias, DType::Float32, Transpose::N, Transpose::N, 64, 32, 16);
   // A 64×16, B 16×32, C 64×32 floats, bias 64 floats; each slice 256-byte aligned.
   EXPECT_EQ(OperandSets::set_bytes(p), 64 * 16 * 4 + 16 * 32 * 4 + 64 * 32 * 4 + 256);
 }

@@ -187,6 +187,20 @@ TEST_F(TunerFixture, AProviderThatFailsToEnumerateIsReportedAndTheOthersStillCom
       << broken.reason;
 }
 
+TEST_F(TunerFixture, WhenDefaultsProviderFailsToEnumerateTheErrorSaysWhy) {
+  provider->add("Good", 1.0);  // no Default here: it would have come from the broken provider
+  registry.add(std::make_shared<ThrowingProvider>(false));
+  const TuningReport r = tune();
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("no 'Default' solution"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("broken (enumeration failed): "), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("heuristic query failed with status 7"), std::string::npos) << r.error;
+  // Never measured, and not left looking "slower".
+  EXPECT_EQ(find(r, "Good").disposition, Disposition::Failed);
+  EXPECT_NE(find(r, "Good").reason.find("not tuned: no 'Default' solution"), std::string::npos)
+      << find(r, "Good").reason;
+}
+
 TEST_F(TunerFixture, ALostDeviceWhileEnumeratingEndsTheProblemAsFatal) {
   provider->add("Default", 2.0);
   registry.add(std::make_shared<ThrowingProvider>(true));

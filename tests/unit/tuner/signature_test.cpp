@@ -15,8 +15,9 @@ namespace {
 TEST(Signature, EveryFixtureLineRoundTrips) {
   int lines = 0;
   // The files PyTorch 2.11 wrote (see tests/fixtures/README.md); the others are made-up bad input.
-  for (const char* name : {"gpt2_fp16_untuned.csv", "gpt2_fp32_untuned.csv", "gpt2_tf32_untuned.csv",
-                           "mistral_bf16_untuned.csv", "mistral_bf16_results.csv"}) {
+  for (const char* name :
+       {"gpt2_fp16_untuned.csv", "gpt2_fp32_untuned.csv", "gpt2_tf32_untuned.csv",
+        "mistral_bf16_untuned.csv", "mistral_bf16_results.csv"}) {
     const std::filesystem::path file = std::filesystem::path(GEMMTUNE_TEST_FIXTURES) / name;
     std::ifstream in(file);
     ASSERT_TRUE(in) << file;
@@ -77,7 +78,8 @@ TEST(Signature, AcceptsSingleColumnWithSmallLeadingDimension) {
   // The buffer still holds all 32 rows, and BLAS libraries are given a valid ldc.
   EXPECT_EQ(p.blas_ldc(), 32);
   EXPECT_EQ(p.c_elements(), 32);
-  const Problem batched = parse_problem("GemmStridedBatchedTunableOp_Half_NN", "nn_64_1_1_B_16_ld_64_1_64");
+  const Problem batched =
+      parse_problem("GemmStridedBatchedTunableOp_Half_NN", "nn_64_1_1_B_16_ld_64_1_64");
   EXPECT_EQ(batched.batch_stride_b(), 1);
   EXPECT_EQ(batched.batch_stride_c(), 64);
 }
@@ -96,15 +98,14 @@ TEST_P(BadSignature, IsExplained) {
     parse_problem(c.op, c.params);
     FAIL() << "accepted " << c.op << "," << c.params;
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find(c.expect), std::string::npos)
-        << "message: " << e.what();
+    EXPECT_NE(std::string(e.what()).find(c.expect), std::string::npos) << "message: " << e.what();
   }
 }
 
 // Strides come from the API, not from signatures; the batch's C matrices must not overlap.
 TEST(ProblemValidity, BatchedOutputsMustNotOverlap) {
-  Problem p = Problem::make(OpKind::GemmStridedBatched, DType::Float32, Transpose::N,
-                            Transpose::N, 64, 8, 16);
+  Problem p = Problem::make(OpKind::GemmStridedBatched, DType::Float32, Transpose::N, Transpose::N,
+                            64, 8, 16);
   p.batch = 2;
   p.ldc = 70;
   p.stride_c = 70 * 7 + 64;  // each C right after the previous one's last element
@@ -116,6 +117,14 @@ TEST(ProblemValidity, BatchedOutputsMustNotOverlap) {
       << *p.invalid_reason();
   p.batch = 1;  // one matrix cannot overlap itself
   EXPECT_FALSE(p.invalid_reason());
+}
+
+TEST(ProblemValidity, SizesBuiltInCodeThatOverflowAreRefused) {
+  // Built without a parser: the leading dimensions times the columns overflow 64 bits.
+  constexpr std::int64_t big = std::int64_t{1} << 32;
+  const Problem p =
+      Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, big, big, big);
+  EXPECT_NE(p.invalid_reason().value_or("").find("overflow 64-bit"), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -130,6 +139,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"GemmTunableOp_Half_NN", "nn_8_-8_8_ld_8_8_8", "n is negative"},
         BadCase{"GemmTunableOp_Half_NN", "nn_8_8_8_ld_8_8", "ends before ldc"},
         BadCase{"GemmTunableOp_Half_NN", "nn_99999999999999999999_8_8_ld_8_8_8", "overflows"},
+        // 2^60 complex doubles each: the elements fit 64 bits, their 2^64 bytes would wrap.
+        BadCase{"GemmTunableOp_c10::complex<double>_NN",
+                "nn_1073741824_1073741824_1073741824_ld_1073741824_1073741824_1073741824",
+                "A spans 1152921504606846976 elements of 16 bytes: more than 2^60 bytes"},
         BadCase{"GemmTunableOp_Half_NN", "nn_0_8_8_ld_8_8_8", "at least 1"},
         BadCase{"GemmTunableOp_Half_NN", "nn_64_8_8_ld_32_8_64", "lda=32 is smaller than the 64"},
         BadCase{"GemmTunableOp_Half_TN", "tn_64_8_16_ld_8_16_64", "lda=8 is smaller than the 16"},
