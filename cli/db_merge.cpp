@@ -26,7 +26,12 @@ void add_sources(std::vector<MergeSource>& sources, const std::string& path, boo
     throw ExitWith(ExitCode::BadInput,
                    fmt::format("{}: {}; nothing was merged", path, loaded.diagnostics.summary()));
   }
-  for (auto& table : loaded.tables) sources.push_back({path, std::move(table)});
+  for (auto& table : loaded.tables) {
+    // A blank file (an output created beforehand with `touch`) has no environment: as the first
+    // source it would refuse every other one. It adds nothing, and the output replaces it.
+    if (holds_nothing(table, loaded.diagnostics)) continue;
+    sources.push_back({path, std::move(table)});
+  }
 }
 
 void run_db_merge(const DbMergeOptions& options) {
@@ -41,8 +46,8 @@ void run_db_merge(const DbMergeOptions& options) {
       const Comparison c =
           compare_environments(sources.front().table.environment, source.table.environment);
       if (!c.differences().empty()) {
-        fmt::print(stderr, "warning: merging {} despite different validators: {}\n",
-                   source.name, c.summarize_differences(sources.front().name, source.name));
+        fmt::print(stderr, "warning: merging {} despite different validators: {}\n", source.name,
+                   c.summarize_differences(sources.front().name, source.name));
         source.table.environment = sources.front().table.environment;
       }
     }
@@ -53,10 +58,11 @@ void run_db_merge(const DbMergeOptions& options) {
     fmt::print(stderr, "refused: {}\n", refused.describe(sources.front().name));
   }
   open_results_store(options.output)->write(merged.table);
-  fmt::print("merged {} source(s) into {}: {} entries, {} conflict(s) resolved by the faster "
-             "time, {} source(s) refused\n",
-             sources.size() - merged.refused.size(), options.output, merged.table.entries.size(),
-             merged.conflicts.size(), merged.refused.size());
+  fmt::print(
+      "merged {} source(s) into {}: {} entries, {} conflict(s) resolved by the faster "
+      "time, {} source(s) refused\n",
+      sources.size() - merged.refused.size(), options.output, merged.table.entries.size(),
+      merged.conflicts.size(), merged.refused.size());
   if (!merged.refused.empty()) {
     throw ExitWith(ExitCode::ValidatorMismatch,
                    "some inputs were measured in a different environment and were not merged");

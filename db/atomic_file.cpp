@@ -139,4 +139,27 @@ void append_durably(const std::filesystem::path& path, std::string_view content)
   if (!existed) fsync_directory(path.parent_path());
 }
 
+void check_can_write(const std::filesystem::path& path) {
+  const std::filesystem::path dir = path.parent_path().empty() ? "." : path.parent_path();
+  std::error_code ec;
+  const auto status = std::filesystem::status(dir, ec);
+  if (!std::filesystem::exists(status)) {
+    throw InputError(fmt::format("{}: cannot be written: the directory {} does not exist",
+                                 path.string(), dir.string()));
+  }
+  if (!std::filesystem::is_directory(status)) {
+    throw InputError(
+        fmt::format("{}: cannot be written: {} is not a directory", path.string(), dir.string()));
+  }
+  // Writes go through a temporary file beside the target (write_file_atomically), so the
+  // directory itself must take new files.
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw InputError(fmt::format("{}: cannot be written: the directory {}: {}", path.string(),
+                                 dir.string(), std::strerror(errno)));
+  }
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(fmt::format("{}: is a directory, not a file", path.string()));
+  }
+}
+
 }  // namespace gemmtune

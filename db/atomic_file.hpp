@@ -36,4 +36,9 @@ bool create_file_atomically(const std::filesystem::path& path, std::string_view 
 // Appends `content` and fsyncs; creates the file (and fsyncs its directory) if it is missing.
 void append_durably(const std::filesystem::path& path, std::string_view content);
 
+// Throws InputError naming `path` when no file could be written there: its directory is missing,
+// is not a directory or is not writable, or `path` is a directory. For callers that must know
+// before they do work whose result they would then fail to save (a tuning run).
+void check_can_write(const std::filesystem::path& path);
+
 }  // namespace gemmtune

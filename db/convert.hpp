@@ -27,7 +27,9 @@ struct ConvertReport {
 ConvertReport convert_store(ResultsStore& from, ResultsStore& to, const ConvertOptions& options,
                             Diagnostics& diagnostics);
 
-// open_results_store on both paths, then convert_store.
+// convert_store between the stores at two paths. A missing source is an InputError naming it;
+// the source is read in full before the target is opened (and, for SQLite, created), so that a
+// conversion that fails on its input leaves nothing behind.
 ConvertReport convert_file(const std::filesystem::path& from, const std::filesystem::path& to,
                            const ConvertOptions& options, Diagnostics& diagnostics);
 

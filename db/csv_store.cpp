@@ -6,9 +6,9 @@
 
 #include "db/atomic_file.hpp"
 #include "db/csv_results.hpp"
-#include "validator/compare.hpp"
 #include "db/text_lines.hpp"
 #include "tuner/error.hpp"
+#include "validator/compare.hpp"
 
 namespace gemmtune {
 namespace {
@@ -32,23 +32,23 @@ class CsvStore final : public ResultsStore {
   }
 
   void append(const Environment& environment, const ResultEntry& entry,
-              std::span<const CandidateReport> /*candidates: CSV has no place for them*/)
-      override {
+              std::span<const CandidateReport> /*candidates: CSV has no place for them*/) override {
     std::string line = format_result_line(entry, format_time_ms(entry.time_ms));
     if (!checked_environment_ || !(*checked_environment_ == environment)) {
       // A new file gets its header through create_file_atomically, so that of two processes
-      // starting together one writes it and the other finds it and checks it below. An empty
-      // file (touched, or a header-less start) is simply replaced.
-      std::error_code ec;
+      // starting together one writes it and the other finds it and checks it below. A file that
+      // holds nothing (blank, a BOM alone, touched: holds_nothing, the rule the tuning run's
+      // check before it starts applies too) is simply replaced.
       const std::string header = format_validator_lines(environment);
       const bool created = create_file_atomically(path_, header);
-      if (!created && std::filesystem::file_size(path_, ec) == 0 && !ec) {
-        write_file_atomically(path_, header);
-      } else if (!created) {
+      if (!created) {
         const std::string content = read_file(path_);
-        Diagnostics ignored;  // bad lines are not ours to judge here; only the validators are
-        const Environment existing = parse_results_csv(content, path_.string(), ignored).environment;
-        if (!(existing == environment)) {
+        Diagnostics read;  // bad lines are reported by readers; here they only forbid replacing
+        const ResultsTable table = parse_results_csv(content, path_.string(), read);
+        const Environment& existing = table.environment;
+        if (holds_nothing(table, read)) {
+          write_file_atomically(path_, header);
+        } else if (!(existing == environment)) {
           throw InputError(fmt::format(
               "{}: refusing to append: the file was measured in another environment, and one "
               "results file never mixes environments ({}). Write to another file, or convert it "
@@ -56,8 +56,9 @@ class CsvStore final : public ResultsStore {
               path_.string(),
               compare_environments(existing, environment)
                   .summarize_differences("file", "this run")));
+        } else if (!content.empty() && content.back() != '\n') {
+          line = fmt::format("\n{}", line);
         }
-        if (!content.empty() && content.back() != '\n') line = fmt::format("\n{}", line);
       }
       checked_environment_ = environment;
     }

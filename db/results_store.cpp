@@ -17,16 +17,25 @@ std::vector<ResultsTable> ResultsStore::load() {
   return load(strict);
 }
 
-std::unique_ptr<ResultsStore> open_results_store(const std::filesystem::path& path) {
+std::string_view results_store_kind(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (ext == ".csv") return make_csv_store(path);
-  if (ext == ".db" || ext == ".sqlite" || ext == ".sqlite3") return make_sqlite_store(path);
+  if (ext == ".csv") return "csv";
+  if (ext == ".db" || ext == ".sqlite" || ext == ".sqlite3") return "sqlite";
   throw InputError(fmt::format(
       "{}: unknown results store type '{}'; use .csv (PyTorch TunableOp CSV) or .db, .sqlite, "
       ".sqlite3 (SQLite)",
       path.string(), ext.empty() ? "(no extension)" : ext));
+}
+
+std::unique_ptr<ResultsStore> open_results_store(const std::filesystem::path& path) {
+  if (results_store_kind(path) == "csv") return make_csv_store(path);
+  return make_sqlite_store(path);
+}
+
+bool holds_nothing(const ResultsTable& table, const Diagnostics& diagnostics) {
+  return table.environment.empty() && table.entries.empty() && diagnostics.error_count() == 0;
 }
 
 std::string format_timestamp(std::chrono::system_clock::time_point t) {

@@ -55,9 +55,21 @@ class ResultsStore {
 };
 
 // .csv → CSV; .db, .sqlite, .sqlite3 → SQLite; any other extension is an InputError naming the
-// path and the accepted extensions. A SQLite database is created if missing; a CSV file only
-// when first written or appended to.
+// path and the accepted extensions. A SQLite database is created if missing (an existing one is
+// only read until the first write: sqlite_store.hpp); a CSV file only when first written or
+// appended to.
 std::unique_ptr<ResultsStore> open_results_store(const std::filesystem::path& path);
+
+// "csv" or "sqlite", as open_results_store decides by the extension, without opening anything:
+// for callers that must know the kind of a store before they may create it.
+std::string_view results_store_kind(const std::filesystem::path& path);
+
+// The empty-file rule, the one every writer and merger applies: a table read with no validators,
+// no entries and no bad lines (a blank file, a BOM alone, a file created by `touch`) holds
+// nothing tuned. Such a file may be replaced, and it is no source: it has no environment to
+// compare with. A file with bad lines is not empty: replacing it would lose them.
+// `diagnostics` are those of reading this one file.
+bool holds_nothing(const ResultsTable& table, const Diagnostics& diagnostics);
 
 // "2026-11-21T11:12:10Z": how stores write times (UTC, sortable as text).
 std::string format_timestamp(std::chrono::system_clock::time_point t);

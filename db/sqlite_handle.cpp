@@ -9,6 +9,19 @@ namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
 
+// "file:PATH?immutable=1", with the characters that mean something in a URI escaped.
+std::string immutable_uri(const std::filesystem::path& path) {
+  std::string uri = "file:";
+  for (const char c : path.string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
 }  // namespace
 
 void sqlite_check(int rc, sqlite3* db, std::string_view call, const char* file, int line) {
@@ -25,23 +38,63 @@ void SqliteDatabase::Closer::operator()(sqlite3* db) const noexcept {
   }
 }
 
-SqliteDatabase::SqliteDatabase(const std::filesystem::path& path) : path_(path) {
-  sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                                     SQLITE_OPEN_FULLMUTEX,
-                                 nullptr);
-  db_.reset(raw);  // a handle is returned even on failure, and must be closed
-  if (rc != SQLITE_OK) {
-    throw_error(__FILE__, __LINE__,
-                fmt::format("sqlite3_open_v2({}) failed: {} (code {})", path.string(),
-                            raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc), rc));
+SqliteDatabase::SqliteDatabase(const std::filesystem::path& path, Access access) : path_(path) {
+  const int mode = access == Access::ReadOnly ? SQLITE_OPEN_READONLY
+                                              : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int read = connect(path.string(), mode);
+  std::error_code no_wal;  // set when there is no -wal file
+  const auto wal_bytes = std::filesystem::file_size(path.string() + "-wal", no_wal);
+  if (access == Access::ReadOnly && (read & 0xff) == SQLITE_READONLY &&
+      (no_wal || wal_bytes == 0)) {
+    // A WAL database in a directory we may not write: a WAL reader needs the -shm file, and
+    // SQLite cannot create it. A writer would have created it, and there is no -wal file with
+    // commits to find, so nothing changes the file while we read it: it may be read as immutable.
+    read = connect(immutable_uri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
   }
-  sqlite3_extended_result_codes(raw, 1);
-  GEMMTUNE_SQLITE_CHECK(raw, sqlite3_busy_timeout(raw, kBusyTimeoutMs));
+  sqlite3* raw = db_.get();
+  if ((read & 0xff) == SQLITE_NOTADB || (read & 0xff) == SQLITE_CORRUPT) {
+    throw InputError(
+        fmt::format("{}: not a SQLite database ({})", path.string(), sqlite3_errmsg(raw)));
+  }
+  if ((read & 0xff) == SQLITE_CANTOPEN) {
+    throw InputError(fmt::format("{}: cannot open: {}", path.string(), sqlite3_errmsg(raw)));
+  }
+  if ((read & 0xff) == SQLITE_READONLY && access == Access::ReadOnly) {
+    throw InputError(fmt::format(
+        "{}: cannot be read here: its directory is not writable, and SQLite must create a file "
+        "beside it to read the commits in its {}-wal file ({})",
+        path.string(), path.filename().string(), sqlite3_errmsg(raw)));
+  }
+  if ((read & 0xff) == SQLITE_READONLY ||
+      (access == Access::ReadWrite && sqlite3_db_readonly(raw, "main") == 1)) {
+    throw InputError(
+        fmt::format("{}: cannot be written: {}", path.string(),
+                    read != SQLITE_OK ? sqlite3_errmsg(raw) : "the file is read-only"));
+  }
+  sqlite_check(read, raw, "SELECT count(*) FROM sqlite_master", __FILE__, __LINE__);
+  if (access == Access::ReadOnly) return;  // a reader changes nothing, not even the journal mode
   // WAL lets readers and a writer proceed together. synchronous=FULL fsyncs the WAL at every
   // commit (NORMAL would not), so a committed result survives power loss, as append() promises.
   exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
+}
+
+int SqliteDatabase::connect(const std::string& name, int flags) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(name.c_str(), &raw, flags | SQLITE_OPEN_FULLMUTEX, nullptr);
+  db_.reset(raw);  // a handle is returned even on failure, and must be closed
+  if (rc != SQLITE_OK) {
+    const std::string message = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    if ((rc & 0xff) == SQLITE_CANTOPEN) {
+      throw InputError(fmt::format("{}: cannot open: {}", path_.string(), message));
+    }
+    throw_error(__FILE__, __LINE__,
+                fmt::format("sqlite3_open_v2({}) failed: {} (code {})", name, message, rc));
+  }
+  sqlite3_extended_result_codes(raw, 1);
+  GEMMTUNE_SQLITE_CHECK(raw, sqlite3_busy_timeout(raw, kBusyTimeoutMs));
+  // sqlite3_open_v2 reads nothing: a CSV file named .db would fail at some later statement, as
+  // an internal error. Reading the schema here lets the constructor name the file instead.
+  return sqlite3_exec(raw, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
 }
 
 void SqliteDatabase::exec(std::string_view sql) {
@@ -51,15 +104,15 @@ void SqliteDatabase::exec(std::string_view sql) {
   if (rc != SQLITE_OK) {
     const std::string message = error != nullptr ? error : sqlite3_errstr(rc);
     sqlite3_free(error);
-    GEMMTUNE_THROW("sqlite3_exec(\"{}\") failed on {}: {} (code {})", text, path_.string(),
-                   message, rc);
+    GEMMTUNE_THROW("sqlite3_exec(\"{}\") failed on {}: {} (code {})", text, path_.string(), message,
+                   rc);
   }
 }
 
 SqliteStatement::SqliteStatement(SqliteDatabase& db, std::string_view sql) : db_(db), sql_(sql) {
   sqlite3_stmt* raw = nullptr;
-  const int rc = sqlite3_prepare_v2(db.get(), sql_.c_str(), static_cast<int>(sql_.size()) + 1,
-                                    &raw, nullptr);
+  const int rc =
+      sqlite3_prepare_v2(db.get(), sql_.c_str(), static_cast<int>(sql_.size()) + 1, &raw, nullptr);
   stmt_.reset(raw);
   if (rc != SQLITE_OK) {
     GEMMTUNE_THROW("sqlite3_prepare_v2(\"{}\") failed: {} (code {})", sql_,
@@ -138,8 +191,9 @@ SqliteTransaction::~SqliteTransaction() {
   if (done_) return;
   const int rc = sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK && sqlite3_get_autocommit(db_.get()) == 0) {
-    report_error_noexcept(__FILE__, __LINE__, "ROLLBACK failed; the connection is still in a "
-                                              "transaction");
+    report_error_noexcept(__FILE__, __LINE__,
+                          "ROLLBACK failed; the connection is still in a "
+                          "transaction");
   }
 }
 

@@ -6,6 +6,9 @@
 // or rollback is reported on stderr). Connections run in WAL mode with a 5 s busy timeout so that
 // several tuning processes can write one database; write transactions start IMMEDIATE so that
 // two writers queue on the busy timeout instead of failing with SQLITE_BUSY on lock upgrade.
+// A read-only connection changes nothing, not even the journal mode. A path that cannot be
+// opened, and a file that is not a database, are InputErrors naming the path: they are the
+// user's files, not our bugs.
 #pragma once
 
 #include <sqlite3.h>
@@ -22,12 +25,17 @@ namespace gemmtune {
 // Throws Error("<call> failed: <sqlite3_errmsg> (code N)") unless rc is SQLITE_OK.
 void sqlite_check(int rc, sqlite3* db, std::string_view call, const char* file, int line);
 
-#define GEMMTUNE_SQLITE_CHECK(db, call) ::gemmtune::sqlite_check((call), (db), #call, __FILE__, __LINE__)
+#define GEMMTUNE_SQLITE_CHECK(db, call) \
+  ::gemmtune::sqlite_check((call), (db), #call, __FILE__, __LINE__)
 
 class SqliteDatabase {
  public:
-  // Opens (creating if missing) a database for reading and writing.
-  explicit SqliteDatabase(const std::filesystem::path& path);
+  enum class Access { ReadWrite, ReadOnly };
+
+  // ReadWrite opens (creating if missing) a database for reading and writing, in WAL mode.
+  // ReadOnly opens an existing one for reading only, so that a database in a read-only file or
+  // directory can still be read.
+  explicit SqliteDatabase(const std::filesystem::path& path, Access access = Access::ReadWrite);
 
   sqlite3* get() const { return db_.get(); }
   const std::filesystem::path& path() const { return path_; }
@@ -37,6 +45,10 @@ class SqliteDatabase {
   std::int64_t last_insert_rowid() const { return sqlite3_last_insert_rowid(db_.get()); }
 
  private:
+  // Opens `name` (a path, or a URI with SQLITE_OPEN_URI) into db_ and reads its schema; returns
+  // that read's result code.
+  int connect(const std::string& name, int flags);
+
   struct Closer {
     void operator()(sqlite3* db) const noexcept;
   };
@@ -53,7 +65,9 @@ class SqliteStatement {
   SqliteStatement& bind(int index, int value) { return bind(index, std::int64_t{value}); }
   SqliteStatement& bind(int index, double value);
   SqliteStatement& bind(int index, std::string_view value);
-  SqliteStatement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
+  SqliteStatement& bind(int index, const char* value) {
+    return bind(index, std::string_view(value));
+  }
   SqliteStatement& bind_null(int index);
   SqliteStatement& bind(int index, const std::optional<std::string>& value);
 

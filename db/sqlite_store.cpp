@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "db/atomic_file.hpp"
 #include "db/sqlite_handle.hpp"
 #include "tuner/error.hpp"
 
@@ -60,41 +61,85 @@ CREATE TABLE IF NOT EXISTS runs(
   status TEXT NOT NULL);
 )sql";
 
-std::string now_text() { return format_timestamp(std::chrono::system_clock::now()); }
+std::string now_text() {
+  return format_timestamp(std::chrono::system_clock::now());
+}
 
 // Extra fields as a JSON array: NULL when there are none, so that "no extra fields" and "one
-// empty extra field" stay distinct.
+// empty extra field" stay distinct. A JSON string holds UTF-8 only, but a CSV field is bytes (a
+// Latin-1 file is valid input), so a field that is not UTF-8 is stored as {"hex": its bytes in
+// hex}: every field comes back byte for byte, and the common case stays readable.
 std::optional<std::string> extra_to_json(const std::vector<std::string>& extra) {
   if (extra.empty()) return std::nullopt;
-  return nlohmann::json(extra).dump();
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto& field : extra) {
+    try {
+      (void)nlohmann::json(field).dump();  // the serializer's own UTF-8 check
+      array.push_back(field);
+    } catch (const nlohmann::json::type_error&) {
+      std::string hex;
+      for (const unsigned char c : field) hex += fmt::format("{:02x}", c);
+      array.push_back({{"hex", hex}});
+    }
+  }
+  return array.dump();
+}
+
+std::string bytes_from_hex(const std::string& hex) {
+  if (hex.size() % 2 != 0 || hex.find_first_not_of("0123456789abcdefABCDEF") != hex.npos) {
+    throw std::invalid_argument(fmt::format("'{}' is not hex", hex));
+  }
+  std::string bytes;
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  }
+  return bytes;
 }
 
 std::vector<std::string> extra_from_json(const std::string& text, const std::string& where) {
   try {
-    return nlohmann::json::parse(text).get<std::vector<std::string>>();
-  } catch (const nlohmann::json::exception& e) {
-    GEMMTUNE_THROW("{}: results.extra_json is not a JSON array of strings: {}", where, e.what());
+    const auto array = nlohmann::json::parse(text);
+    if (!array.is_array()) throw std::invalid_argument("not an array");
+    std::vector<std::string> extra;
+    for (const auto& field : array) {
+      extra.push_back(field.is_object() ? bytes_from_hex(field.at("hex").get<std::string>())
+                                        : field.get<std::string>());
+    }
+    return extra;
+  } catch (const std::exception& e) {
+    GEMMTUNE_THROW("{}: results.extra_json is not a JSON array of strings and {{\"hex\": ...}}: {}",
+                   where, e.what());
   }
 }
 
 class SqliteStore final : public ResultsStore {
  public:
-  explicit SqliteStore(const std::filesystem::path& path) : db_(path) { ensure_schema(); }
+  // An existing database is opened for reading only, until the first write: show, check,
+  // convert and merge read databases in read-only files and directories, and a file that is
+  // only read is not changed (no WAL switch, no schema, no write lock). A new one is created with
+  // its schema at once.
+  explicit SqliteStore(const std::filesystem::path& path)
+      : writing_(!std::filesystem::exists(path)),
+        db_(open(path, writing_)),
+        has_schema_(check_schema(/*create=*/writing_)) {}
 
   const std::filesystem::path& path() const override { return db_.path(); }
   std::string_view kind() const override { return "sqlite"; }
 
-  std::vector<ResultsTable> load(Diagnostics& /*diagnostics: rows were checked on insert*/)
-      override {
+  std::vector<ResultsTable> load(
+      Diagnostics& /*diagnostics: rows were checked on insert*/) override {
+    if (!has_schema_) return {};  // an empty database, not written to yet
     SqliteTransaction read(db_, SqliteTransaction::Mode::Deferred);  // one consistent snapshot
     std::vector<ResultsTable> tables;
     SqliteStatement envs(db_, "SELECT id FROM environments ORDER BY id");
     SqliteStatement validators(
-        db_, "SELECT key, value FROM environment_validators WHERE environment_id = ?1 "
-             "ORDER BY position");
+        db_,
+        "SELECT key, value FROM environment_validators WHERE environment_id = ?1 "
+        "ORDER BY position");
     SqliteStatement results(
-        db_, "SELECT op_signature, params_signature, solution, time_ms, time_text, extra_json "
-             "FROM results WHERE environment_id = ?1 ORDER BY id");
+        db_,
+        "SELECT op_signature, params_signature, solution, time_ms, time_text, extra_json "
+        "FROM results WHERE environment_id = ?1 ORDER BY id");
     while (envs.step()) {
       const std::int64_t id = envs.column_int64(0);
       ResultsTable table;
@@ -106,8 +151,11 @@ class SqliteStore final : public ResultsStore {
       results.reset();
       results.bind(1, id);
       while (results.step()) {
-        ResultEntry entry{results.column_text(0), results.column_text(1), results.column_text(2),
-                          results.column_double(3), {}};
+        ResultEntry entry{results.column_text(0),
+                          results.column_text(1),
+                          results.column_text(2),
+                          results.column_double(3),
+                          {}};
         if (!results.column_is_null(5)) {
           entry.extra = extra_from_json(results.column_text(5), path().string());
         }
@@ -120,6 +168,7 @@ class SqliteStore final : public ResultsStore {
   }
 
   void write(const ResultsTable& table) override {
+    open_for_writing();
     SqliteTransaction transaction(db_);
     const std::int64_t env = environment_id(table.environment);
     SqliteStatement(db_, "DELETE FROM results WHERE environment_id = ?1").bind(1, env).run();
@@ -132,6 +181,7 @@ class SqliteStore final : public ResultsStore {
 
   void append(const Environment& environment, const ResultEntry& entry,
               std::span<const CandidateReport> candidates) override {
+    open_for_writing();
     SqliteTransaction transaction(db_);
     const std::int64_t env = environment_id(environment);
     const std::string now = now_text();
@@ -163,6 +213,7 @@ class SqliteStore final : public ResultsStore {
   }
 
   void record_run(const RunRecord& run) override {
+    open_for_writing();
     SqliteTransaction transaction(db_);
     SqliteStatement(db_,
                     "INSERT INTO runs(command_line, options, started_at, ended_at, status) "
@@ -177,15 +228,33 @@ class SqliteStore final : public ResultsStore {
   }
 
  private:
-  void ensure_schema() {
-    SqliteTransaction transaction(db_);
+  static SqliteDatabase open(const std::filesystem::path& path, bool writing) {
+    if (writing) check_can_write(path);  // "the directory does not exist", not "cannot open"
+    return SqliteDatabase(
+        path, writing ? SqliteDatabase::Access::ReadWrite : SqliteDatabase::Access::ReadOnly);
+  }
+
+  void open_for_writing() {
+    if (writing_) return;
+    check_can_write(path());  // WAL needs files beside the database
+    db_ = SqliteDatabase(path(), SqliteDatabase::Access::ReadWrite);
+    writing_ = true;
+    has_schema_ = check_schema(/*create=*/true);
+  }
+
+  // Refuses a newer schema or another program's database. With `create` (a connection that
+  // writes), puts our schema into a new (empty) database; returns whether the schema is there.
+  bool check_schema(bool create) {
+    SqliteTransaction transaction(
+        db_, create ? SqliteTransaction::Mode::Immediate : SqliteTransaction::Mode::Deferred);
     SqliteStatement version_query(db_, "PRAGMA user_version");
     version_query.step();
     const auto version = version_query.column_int64(0);
     if (version > kSqliteSchemaVersion) {
-      GEMMTUNE_THROW("{}: database schema version {} is newer than this gemmtune supports ({}); "
-                     "use a newer gemmtune",
-                     path().string(), version, kSqliteSchemaVersion);
+      GEMMTUNE_THROW(
+          "{}: database schema version {} is newer than this gemmtune supports ({}); "
+          "use a newer gemmtune",
+          path().string(), version, kSqliteSchemaVersion);
     }
     if (version < kSqliteSchemaVersion) {
       // Our schema goes only into a new (empty) database: another program's must not be changed,
@@ -200,10 +269,12 @@ class SqliteStore final : public ResultsStore {
             "nothing was changed",
             path().string(), found));
       }
+      if (!create) return false;  // rolled back: a read changed nothing
       db_.exec(kSchema);
       db_.exec(fmt::format("PRAGMA user_version = {}", kSqliteSchemaVersion));
     }
     transaction.commit();
+    return true;
   }
 
   // The id of `environment`, inserting it (validators in their order) when it is new. Must run
@@ -254,7 +325,9 @@ class SqliteStore final : public ResultsStore {
         .run();
   }
 
+  bool writing_;  // whether db_ is a connection that writes (opened at the first write)
   SqliteDatabase db_;
+  bool has_schema_;
 };
 
 }  // namespace

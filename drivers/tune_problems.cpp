@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "db/atomic_file.hpp"
 #include "validator/compare.hpp"
 
 namespace gemmtune {
@@ -37,6 +38,8 @@ RequestedProblems read_requested_problems(const TuneOptions& options, Diagnostic
 }
 
 void add_tuned_signatures(ResultsStore& store, const Environment& environment, SignatureSet& done) {
+  // Before any tuning: a result measured and then refused at its first save is work thrown away.
+  check_can_write(store.path());
   if (!std::filesystem::exists(store.path())) return;
   Diagnostics output_diagnostics;  // bad lines of the output are kept there as they are
   for (const auto& table : store.load(output_diagnostics)) {
@@ -44,9 +47,15 @@ void add_tuned_signatures(ResultsStore& store, const Environment& environment, S
       for (const auto& e : table.entries) done.emplace(e.op_signature, e.params_signature);
       return;
     }
-    const bool csv_holds_results =
-        store.kind() == "csv" && (!table.entries.empty() || !table.environment.empty());
-    if (csv_holds_results) {
+    // The rule the first save applies (CsvStore::append): a file that holds nothing is replaced.
+    if (store.kind() == "csv" && !holds_nothing(table, output_diagnostics)) {
+      if (table.environment.empty() && table.entries.empty()) {
+        throw ValidatorMismatchError(fmt::format(
+            "{} holds only lines gemmtune cannot read ({}), and no validators; a CSV file holds "
+            "one environment, so nothing was tuned. Fix or remove those lines, or write to "
+            "another file.",
+            store.path().string(), output_diagnostics.summary()));
+      }
       const auto comparison = compare_environments(table.environment, environment);
       throw ValidatorMismatchError(fmt::format(
           "{} holds results measured in another environment; a CSV file holds one environment, "

@@ -6,9 +6,13 @@
 //   all of them (the first occurrence keeps its extra fields), then this rank's share when a shard
 //   is active (shard.hpp). Bad lines go to `diagnostics`.
 // - add_tuned_signatures: the signatures a store holds for `environment`, so that a rerun skips
-//   them. A CSV file holding results of another environment is refused with
-//   ValidatorMismatchError (a CSV file holds one environment, and appending would mix them); a
-//   SQLite store holds several and is never refused.
+//   them. It is the check a run makes on its outputs before tuning, so that no result is measured
+//   and then lost at its save: an output that cannot be written (its directory is missing or not
+//   writable) is an InputError naming it (check_can_write); a CSV file holding results of another
+//   environment, or only lines it cannot read, is refused with ValidatorMismatchError (a CSV file
+//   holds one environment, and appending would mix them); a CSV file that holds nothing
+//   (holds_nothing: blank, a BOM alone) is fine, the first save replaces it. A SQLite store holds
+//   several environments and is never refused.
 #pragma once
 
 #include <set>

@@ -6,7 +6,11 @@
 //   per-device file on disk, by ordinal, and the existing copies (a process that loads its copy
 //   may have added to it). Entries measured in another environment than the
 //   run's are left out, with a note naming the file and the differing validators; bad lines are
-//   skipped with a note. Duplicates across sources keep the faster time (db/merge.hpp).
+//   skipped with a note. Duplicates across sources keep the faster time (db/merge.hpp). A file
+//   that holds nothing (holds_nothing: blank, touched) is no source, and may be replaced.
+// - Nothing on disk is lost: a gathered file or copy that was refused (another environment) or
+//   had bad lines is left exactly as it is, with a note naming it, instead of being rewritten
+//   without what could not be gathered from it.
 // - The gathered file and its copies are each written atomically (temp file + rename), all with
 //   the same content: a reader never sees a half-written or empty file, and a crash while
 //   gathering leaves the previous files whole. Rerunning gathers again from the same sources.

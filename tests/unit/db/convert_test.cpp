@@ -69,5 +69,60 @@ TEST(Convert, SeveralEnvironmentsIntoCsvNeedASelection) {
   EXPECT_EQ(open_results_store(dir / "copy.db")->load().size(), 2u);
 }
 
+// Extra fields are bytes: a Latin-1 field (not UTF-8, which JSON strings require) survives
+// CSV → SQLite → CSV byte for byte, beside UTF-8 and empty ones.
+TEST(Convert, ExtraFieldsThatAreNotUtf8RoundTripByteExact) {
+  testing::TempDir dir;
+  const std::string text =
+      "Validator,PT_VERSION,2.11.0\n"
+      "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5,caf\xe9\n"
+      "GemmTunableOp_Half_NN,nn_16_8_8_ld_16_8_16,Default,0.5,caf\xc3\xa9,,\xff\xfe{\"hex\"}\n";
+  testing::write_text(dir / "latin1.csv", text);
+  Diagnostics d;
+  convert_file(dir / "latin1.csv", dir / "mid.db", {}, d);
+  const auto tables = open_results_store(dir / "mid.db")->load();
+  ASSERT_EQ(tables.size(), 1u);
+  ASSERT_EQ(tables[0].entries.size(), 2u);
+  EXPECT_EQ(tables[0].entries[0].extra, std::vector<std::string>{"caf\xe9"});
+  convert_file(dir / "mid.db", dir / "out.csv", {}, d);
+  EXPECT_TRUE(d.empty()) << d.format_all();
+  EXPECT_EQ(testing::read_text(dir / "out.csv"), text);
+}
+
+// A misspelt source is bad input naming it; reading it creates nothing, neither the source (a
+// SQLite store is created when opened) nor the target.
+TEST(Convert, AMissingSourceIsAnInputErrorAndCreatesNothing) {
+  testing::TempDir dir;
+  Diagnostics d;
+  for (const auto& [from, to] :
+       {std::pair{"typo.db", "out.csv"}, std::pair{"missing.csv", "out.db"},
+        std::pair{"typo.db", "out.db"}}) {
+    try {
+      convert_file(dir / from, dir / to, {}, d);
+      FAIL() << "expected InputError for " << from;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(from) + ": no such file"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir / from)) << from;
+    EXPECT_FALSE(std::filesystem::exists(dir / to)) << to;
+  }
+}
+
+// The source is read in full before the target is opened: a source refused for a bad line
+// leaves no empty database behind for a corrected rerun to be refused as replacing.
+TEST(Convert, ASourceThatFailsToLoadLeavesNoTarget) {
+  testing::TempDir dir;
+  testing::write_text(dir / "bad.csv",
+                      "Validator,PT_VERSION,2.11.0\n"
+                      "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,1e999\n");
+  Diagnostics strict(/*strict=*/true);
+  EXPECT_THROW(convert_file(dir / "bad.csv", dir / "out.db", {}, strict), InputError);
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.db"));
+  testing::write_text(dir / "notdb.db", "Validator,PT_VERSION,2.11.0\n");
+  EXPECT_THROW(convert_file(dir / "notdb.db", dir / "out.db", {}, strict), InputError);
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.db"));
+}
+
 }  // namespace
 }  // namespace gemmtune

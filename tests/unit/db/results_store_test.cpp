@@ -101,7 +101,8 @@ TEST(CsvStore, SeveralProcessesStartingOnANewFileWriteOneHeader) {
 TEST(CsvStore, AppendToAFileOfAnotherEnvironmentIsRefused) {
   testing::TempDir dir;
   const auto path = dir / "r.csv";
-  testing::write_text(path, "Validator,PT_VERSION,2.10.0\nGemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n");
+  testing::write_text(
+      path, "Validator,PT_VERSION,2.10.0\nGemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n");
   auto store = open_results_store(path);
   try {
     store->append(kEnv, entry("nn_16_16_16_ld_16_16_16", "Default", 0.25));
@@ -109,9 +110,9 @@ TEST(CsvStore, AppendToAFileOfAnotherEnvironmentIsRefused) {
   } catch (const InputError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("another environment"), std::string::npos) << what;
-    EXPECT_NE(what.find("PT_VERSION: file '2.10.0', this run '2.11.0'"), std::string::npos)
+    EXPECT_NE(what.find("PT_VERSION: file '2.10.0', this run '2.11.0'"), std::string::npos) << what;
+    EXPECT_NE(what.find("GEMMTUNE_VERSION: file lacks it, this run '0.1.0'"), std::string::npos)
         << what;
-    EXPECT_NE(what.find("GEMMTUNE_VERSION: file lacks it, this run '0.1.0'"), std::string::npos) << what;
   }
   EXPECT_EQ(testing::read_text(path),
             "Validator,PT_VERSION,2.10.0\nGemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n");
@@ -120,7 +121,9 @@ TEST(CsvStore, AppendToAFileOfAnotherEnvironmentIsRefused) {
 TEST(CsvStore, AppendAfterATruncatedLineStartsANewLine) {
   testing::TempDir dir;
   const auto path = dir / "r.csv";
-  testing::write_text(path, "Validator,PT_VERSION,2.11.0\nValidator,GEMMTUNE_VERSION,0.1.0\nGemmTunableOp_Half_NN,nn_8");
+  testing::write_text(
+      path,
+      "Validator,PT_VERSION,2.11.0\nValidator,GEMMTUNE_VERSION,0.1.0\nGemmTunableOp_Half_NN,nn_8");
   open_results_store(path)->append(kEnv, entry("nn_16_16_16_ld_16_16_16", "Default", 0.25));
   Diagnostics d;
   const auto table = read_results_csv(path, d);
@@ -141,6 +144,40 @@ TEST(CsvStore, WriteReplacesAtomicallyAndLoadStrictThrows) {
   Diagnostics lenient;
   EXPECT_TRUE(store->load(lenient).at(0).entries.empty());
   EXPECT_EQ(lenient.error_count(), 1u);
+}
+
+// The empty-file rule: a table with no validators, no entries and no bad lines holds nothing.
+TEST(ResultsStore, HoldsNothingMeansNoValidatorsNoEntriesNoBadLines) {
+  Diagnostics clean;
+  Diagnostics bad;
+  bad.error("r.csv", 1, "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,1e999", "out of range");
+  EXPECT_TRUE(holds_nothing(ResultsTable{}, clean));
+  EXPECT_FALSE(holds_nothing(ResultsTable{}, bad));
+  EXPECT_FALSE(holds_nothing(ResultsTable{kEnv, {}, {}}, clean));
+  EXPECT_FALSE(
+      holds_nothing(ResultsTable{{}, {entry("nn_8_8_8_ld_8_8_8", "Default", 0.5)}, {}}, clean));
+}
+
+// A file that holds nothing (blank, a BOM alone) is replaced by the first append, as a missing
+// one is; a file with bad lines is refused and left as it was.
+TEST(CsvStore, AppendReplacesAFileThatHoldsNothingButNotOneWithBadLines) {
+  testing::TempDir dir;
+  const std::string expected =
+      "Validator,PT_VERSION,2.11.0\n"
+      "Validator,GEMMTUNE_VERSION,0.1.0\n"
+      "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n";
+  for (const std::string blank : {"", "\n", "\xEF\xBB\xBF", " \r\n\n", "\xEF\xBB\xBF\n  "}) {
+    const auto path = dir / "blank.csv";
+    testing::write_text(path, blank);
+    open_results_store(path)->append(kEnv, entry("nn_8_8_8_ld_8_8_8", "Default", 0.5));
+    EXPECT_EQ(testing::read_text(path), expected) << ::testing::PrintToString(blank);
+  }
+  const auto path = dir / "bad.csv";
+  const std::string bad = "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,1e999\n";
+  testing::write_text(path, bad);
+  EXPECT_THROW(open_results_store(path)->append(kEnv, entry("nn_8_8_8_ld_8_8_8", "Default", 0.5)),
+               InputError);
+  EXPECT_EQ(testing::read_text(path), bad);
 }
 
 TEST(ResultsStore, TimestampsAreUtcIso8601) {

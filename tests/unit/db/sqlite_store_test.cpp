@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+
 #include "db/sqlite_handle.hpp"
 #include "temp_dir.hpp"
 #include "tuner/error.hpp"
@@ -104,16 +106,16 @@ TEST(SqliteStore, AppendIsDurableAndRecordsEveryCandidate) {
                     "SELECT solution, disposition, reason, iterations, median_ms, tflops, "
                     "op_signature, params_signature FROM measurements ORDER BY id");
   std::vector<std::string> seen;
-  while (m.step()) seen.push_back(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", m.column_text(0),
-                                              m.column_text(1), m.column_text(2),
-                                              m.column_int64(3), m.column_double(4),
-                                              m.column_double(5), m.column_text(6),
-                                              m.column_text(7)));
-  EXPECT_EQ(seen, (std::vector<std::string>{
-                      "Default|winner||50|0.5|123|GemmTunableOp_Half_NN|nn_8_8_8_ld_8_8_8",
-                      "Gemm_Cublaslt_id_1|slower||50|0.7|88|GemmTunableOp_Half_NN|nn_8_8_8_ld_8_8_8",
-                      "Mine|incorrect|max error 3.5 exceeds 0.01|0|0|0|GemmTunableOp_Half_NN|"
-                      "nn_8_8_8_ld_8_8_8"}));
+  while (m.step())
+    seen.push_back(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", m.column_text(0), m.column_text(1),
+                               m.column_text(2), m.column_int64(3), m.column_double(4),
+                               m.column_double(5), m.column_text(6), m.column_text(7)));
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{
+                "Default|winner||50|0.5|123|GemmTunableOp_Half_NN|nn_8_8_8_ld_8_8_8",
+                "Gemm_Cublaslt_id_1|slower||50|0.7|88|GemmTunableOp_Half_NN|nn_8_8_8_ld_8_8_8",
+                "Mine|incorrect|max error 3.5 exceeds 0.01|0|0|0|GemmTunableOp_Half_NN|"
+                "nn_8_8_8_ld_8_8_8"}));
 }
 
 TEST(SqliteStore, AppendUpsertsTheWinnerAndKeepsItsPlace) {
@@ -147,7 +149,8 @@ TEST(SqliteStore, OneTablePerEnvironmentWithValidatorOrderAndExtras) {
 
   // Writing an environment replaces only its own results; key order does not make a new one.
   ResultsTable a2{Environment{{"CUBLASLT_VERSION", "130100"}, {"PT_VERSION", "2.11.0"}},
-                  {entry("nn_32_32_32_ld_32_32_32", "Default", 0.9)}, {}};
+                  {entry("nn_32_32_32_ld_32_32_32", "Default", 0.9)},
+                  {}};
   store->write(a2);
   tables = store->load();
   ASSERT_EQ(tables.size(), 2u);
@@ -159,7 +162,8 @@ TEST(SqliteStore, OneTablePerEnvironmentWithValidatorOrderAndExtras) {
 TEST(SqliteStore, RecordsRuns) {
   testing::TempDir dir;
   auto store = make_sqlite_store(dir / "r.db");
-  store->record_run({"gemmtune tune x.csv", "--iterations 100", std::chrono::system_clock::time_point{},
+  store->record_run({"gemmtune tune x.csv", "--iterations 100",
+                     std::chrono::system_clock::time_point{},
                      std::chrono::system_clock::time_point{} + std::chrono::seconds(61), "ok"});
   SqliteDatabase db(dir / "r.db");
   SqliteStatement s(db, "SELECT command_line, options, started_at, ended_at, status FROM runs");
@@ -209,6 +213,63 @@ TEST(SqliteStore, SeveralProcessesAppendToOneDatabase) {
   EXPECT_EQ(count(db, "measurements"), kProcesses * kEach);
 }
 
+// Opening an existing database only reads it until the first write: the file is not changed,
+// not even its journal mode, and no write lock is taken (a writer holding one does not block a
+// reader); the first write still works, on a connection that writes.
+TEST(SqliteStore, ReadingChangesNothingAndTakesNoWriteLock) {
+  testing::TempDir dir;
+  const auto path = dir / "r.db";
+  make_sqlite_store(path)->write(ResultsTable{kEnvA, {entry("nn_8_8_8_ld_8_8_8", "A", 0.5)}, {}});
+  SqliteDatabase(path).exec("PRAGMA journal_mode=DELETE");  // as another program may leave it
+  const std::string before = testing::read_text(path);
+  EXPECT_EQ(make_sqlite_store(path)->load().at(0).entries.size(), 1u);
+  EXPECT_EQ(testing::read_text(path), before);
+  {
+    SqliteDatabase writer(path);  // WAL again, so that a reader and a writer may overlap
+    SqliteTransaction holding(writer);
+    const auto started = std::chrono::steady_clock::now();
+    auto reader = make_sqlite_store(path);
+    EXPECT_EQ(reader->load().at(0).entries.size(), 1u);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2));
+  }
+  auto store = make_sqlite_store(path);
+  store->append(kEnvA, entry("nn_16_8_8_ld_16_8_16", "B", 0.25));
+  EXPECT_EQ(store->load().at(0).entries.size(), 2u);
+}
+
+// A database in a read-only file and directory can be read (only where permissions hold: root
+// writes anyway).
+TEST(SqliteStore, ReadsADatabaseInAReadOnlyDirectory) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores file permissions";
+  testing::TempDir dir;
+  const auto ro = dir / "ro";
+  std::filesystem::create_directory(ro);
+  make_sqlite_store(ro / "r.db")
+      ->write(ResultsTable{kEnvA, {entry("nn_8_8_8_ld_8_8_8", "A", 0.5)}, {}});
+  using std::filesystem::perms;
+  std::filesystem::permissions(ro / "r.db", perms::owner_read | perms::group_read);
+  std::filesystem::permissions(ro, perms::owner_read | perms::owner_exec);
+  std::vector<ResultsTable> tables;
+  EXPECT_NO_THROW(tables = make_sqlite_store(ro / "r.db")->load());
+  std::filesystem::permissions(ro, perms::owner_all);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].entries.size(), 1u);
+}
+
+// A file that is no database (a CSV file named .db) is bad input naming it.
+TEST(SqliteStore, AFileThatIsNotADatabaseIsBadInput) {
+  testing::TempDir dir;
+  testing::write_text(dir / "notdb.db", "Validator,PT_VERSION,2.11.0\n");
+  try {
+    make_sqlite_store(dir / "notdb.db");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("notdb.db: not a SQLite database"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(testing::read_text(dir / "notdb.db"), "Validator,PT_VERSION,2.11.0\n");
+}
+
 TEST(SqliteHandle, ErrorsNameTheCallAndSqliteMessage) {
   testing::TempDir dir;
   SqliteDatabase db(dir / "h.db");
@@ -220,7 +281,8 @@ TEST(SqliteHandle, ErrorsNameTheCallAndSqliteMessage) {
               std::string::npos);
     EXPECT_NE(e.message().find("no such table: no_such_table"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(SqliteDatabase(dir / "missing-dir" / "x.db"), Error);
+  // A path that cannot be opened is the user's to fix: bad input naming it.
+  EXPECT_THROW(SqliteDatabase(dir / "missing-dir" / "x.db"), InputError);
 }
 
 TEST(SqliteHandle, TransactionRollsBackUnlessCommitted) {

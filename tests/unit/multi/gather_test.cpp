@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "db/results_store.hpp"
 #include "temp_dir.hpp"
 
@@ -87,6 +89,44 @@ TEST(Gather, LeavesOutAnotherEnvironmentWithANote) {
   ASSERT_EQ(report.notes.size(), 1u);
   EXPECT_NE(report.notes[0].find("r1.csv"), std::string::npos) << report.notes[0];
   EXPECT_NE(report.notes[0].find("GEMMTUNE_VERSION"), std::string::npos) << report.notes[0];
+}
+
+// Nothing on disk is lost: a copy from another environment (holding an entry found nowhere
+// else) and a gathered file with a bad line are left exactly as they were, each named in a note;
+// a copy that was read whole is still written, and a blank copy is replaced, not refused.
+TEST(Gather, NeverRewritesAFileItRefusedOrReadWithBadLines) {
+  testing::TempDir dir;
+  write_results(dir / "r0.csv", kHere, {entry(8, 0.1)});
+  write_results(dir / "r_full0.csv", kHere, {entry(64, 1.0)});
+  std::ofstream(dir / "r_full0.csv", std::ios::app)
+      << "GemmTunableOp_float_NN,nn_72_8_8_ld_72_8_72,Default,1e999\n";
+  write_results(dir / "r_full1.csv",
+                Environment{{"GEMMTUNE_VERSION", "0.0.9"}, {"GEMMTUNE_BACKEND", "cpu"}},
+                {entry(99, 0.5)});
+  testing::write_text(dir / "r_full3.csv", "\n");
+  const std::string full0 = testing::read_text(dir / "r_full0.csv");
+  const std::string full1 = testing::read_text(dir / "r_full1.csv");
+
+  const auto report = gather_device_files(OutputNames(dir / "r0.csv", Shard{}), kHere,
+                                          std::vector<int>{0, 1, 2, 3});
+  EXPECT_EQ(testing::read_text(dir / "r_full0.csv"), full0);
+  EXPECT_EQ(testing::read_text(dir / "r_full1.csv"), full1);
+  const auto noted = [&](std::string_view file) {
+    for (const auto& note : report.notes) {
+      if (note.find(file) != std::string::npos && note.find("left as it is") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  };
+  EXPECT_TRUE(noted("r_full0.csv")) << ::testing::PrintToString(report.notes);
+  EXPECT_TRUE(noted("r_full1.csv")) << ::testing::PrintToString(report.notes);
+  EXPECT_FALSE(noted("r_full3.csv")) << ::testing::PrintToString(report.notes);
+  ASSERT_EQ(report.written.size(), 2u);
+  EXPECT_EQ(report.written[0], (dir / "r_full2.csv").string());
+  EXPECT_EQ(report.written[1], (dir / "r_full3.csv").string());
+  EXPECT_EQ(load(dir / "r_full2.csv").size(), 2u);  // r0.csv's and r_full0.csv's good entry
+  EXPECT_EQ(testing::read_text(dir / "r_full2.csv"), testing::read_text(dir / "r_full3.csv"));
 }
 
 TEST(Gather, NothingOnDiskWritesNothing) {

@@ -1,0 +1,84 @@
+// What a tuning run checks on its output before it tunes (add_tuned_signatures), through
+// run_tune on the CPU backend: an output that holds nothing (blank, a BOM alone) is tuned into,
+// as a missing one is, by the same rule as the first save; one that cannot be written is bad
+// input naming it before any problem is measured.
+#include "drivers/tune_problems.hpp"
+
+#include <gtest/gtest.h>
+
+#include "drivers/tune_run.hpp"
+#include "temp_dir.hpp"
+#include "tuner/error.hpp"
+
+namespace gemmtune {
+namespace {
+
+TuneOptions options(const std::filesystem::path& output) {
+  TuneOptions o;
+  o.problems = {"GemmTunableOp_float_NN,nn_8_16_16_ld_8_16_8",
+                "GemmTunableOp_float_NN,nn_16_16_16_ld_16_16_16"};
+  o.output = output.string();
+  o.backend = BackendKind::Cpu;
+  o.tuner.timing.max_tuning_duration_ms = 1;
+  o.tuner.timing.rotating_buffer_mb = 0;
+  return o;
+}
+
+// Counts the problems the run started to measure: none may start when the output is refused.
+struct CountingObserver : TuneObserver {
+  int problems = 0;
+  void on_problem(const UntunedEntry&, std::size_t, std::size_t) override { ++problems; }
+};
+
+TuneSummary run(const TuneOptions& o, TuneObserver& observer) {
+  Diagnostics diagnostics;
+  return run_tune(o, diagnostics, observer, "tune_problems_test");
+}
+
+TEST(TuneProblems, AnOutputThatHoldsNothingIsTunedInto) {
+  testing::TempDir dir;
+  for (const std::string blank : {"\n", "\xEF\xBB\xBF", "\xEF\xBB\xBF\r\n  \n"}) {
+    const auto path = dir / "tb.csv";
+    testing::write_text(path, blank);
+    CountingObserver observer;
+    TuneSummary summary;
+    ASSERT_NO_THROW(summary = run(options(path), observer)) << ::testing::PrintToString(blank);
+    EXPECT_EQ(summary.tuned.size(), 2u);
+    const auto tables = open_results_store(path)->load();
+    ASSERT_EQ(tables.size(), 1u);
+    EXPECT_FALSE(tables[0].environment.empty());
+    EXPECT_EQ(tables[0].entries.size(), 2u);
+  }
+}
+
+TEST(TuneProblems, AnOutputThatCannotBeWrittenIsRefusedBeforeTuning) {
+  testing::TempDir dir;
+  for (const char* name : {"nodir/out.csv", "nodir/out.db"}) {
+    CountingObserver observer;
+    try {
+      run(options(dir / name), observer);
+      FAIL() << "expected InputError for " << name;
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(name), std::string::npos) << what;
+      EXPECT_NE(what.find("does not exist"), std::string::npos) << what;
+    }
+    EXPECT_EQ(observer.problems, 0) << name;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "nodir"));
+}
+
+// A file with bad lines and no validators is not empty: refused before tuning, left as it was.
+TEST(TuneProblems, AnOutputWithOnlyBadLinesIsRefusedBeforeTuning) {
+  testing::TempDir dir;
+  const auto path = dir / "bad.csv";
+  const std::string bad = "GemmTunableOp_float_NN,nn_8_16_16_ld_8_16_8,Default,1e999\n";
+  testing::write_text(path, bad);
+  CountingObserver observer;
+  EXPECT_THROW(run(options(path), observer), ValidatorMismatchError);
+  EXPECT_EQ(observer.problems, 0);
+  EXPECT_EQ(testing::read_text(path), bad);
+}
+
+}  // namespace
+}  // namespace gemmtune
