@@ -72,7 +72,8 @@ class CublasGemmSolution final : public Solution {
 
 }  // namespace
 
-std::unique_ptr<Solution> make_default_solution(const Problem& problem) {
+std::unique_ptr<Solution> make_default_solution(const Problem& problem,
+                                                std::size_t max_workspace_bytes) {
   const bool needs_lt = problem.op == OpKind::GemmAndBias || problem.op == OpKind::ScaledGemm;
   if (!needs_lt) return std::make_unique<CublasGemmSolution>(problem);
   if (auto why = cuda_unsupported_reason(problem)) {
@@ -82,7 +83,7 @@ std::unique_ptr<Solution> make_default_solution(const Problem& problem) {
   std::string why;
   LtMatmul::HeuristicQuery first;
   first.count = 1;
-  first.max_workspace_bytes = kDefaultLtWorkspaceBytes;
+  first.max_workspace_bytes = max_workspace_bytes;
   const auto proposals = matmul->heuristic(first, &why);
   if (proposals.empty()) {
     return std::make_unique<LtSolution>(
@@ -95,9 +96,11 @@ std::unique_ptr<Solution> make_default_solution(const Problem& problem) {
 }
 
 std::vector<std::unique_ptr<Solution>> CublasProvider::enumerate(const Problem& problem,
-                                                                 const SearchOptions&) {
+                                                                 const SearchOptions& options) {
   std::vector<std::unique_ptr<Solution>> out;
-  out.push_back(make_default_solution(problem));
+  // Under the tuning's workspace limit: asked with more, heuristic #0 could need more than the
+  // tuner then allows it, and the problem would have no reference.
+  out.push_back(make_default_solution(problem, options.max_workspace_bytes));
   return out;
 }
 

@@ -18,7 +18,9 @@ namespace gemmtune::cuda {
 // Workspace offered to cuBLASLt's Default (the same as the search's default limit).
 inline constexpr std::size_t kDefaultLtWorkspaceBytes = SearchOptions{}.max_workspace_bytes;
 
-std::unique_ptr<Solution> make_default_solution(const Problem& problem);
+// GemmAndBias and ScaledGemm ask cuBLASLt's heuristic for algorithms within max_workspace_bytes.
+std::unique_ptr<Solution> make_default_solution(
+    const Problem& problem, std::size_t max_workspace_bytes = kDefaultLtWorkspaceBytes);
 
 class CublasProvider final : public SolutionProvider {
  public:

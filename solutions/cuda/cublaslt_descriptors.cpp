@@ -29,8 +29,14 @@ void MatrixLayout::set_batch(int count, std::int64_t stride) {
 MatmulPreference::MatmulPreference(std::size_t max_workspace_bytes) {
   GEMMTUNE_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference_));
   const std::uint64_t bytes = max_workspace_bytes;
-  GEMMTUNE_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-      preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof(bytes)));
+  const cublasStatus_t set = cublasLtMatmulPreferenceSetAttribute(
+      preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof(bytes));
+  if (set != CUBLAS_STATUS_SUCCESS) {
+    // A constructor that throws runs no destructor: the handle is released here.
+    GEMMTUNE_CUBLAS_CHECK_NOEXCEPT(cublasLtMatmulPreferenceDestroy(preference_));
+    throw_cublas_error(__FILE__, __LINE__,
+                       "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)", set);
+  }
 }
 
 MatmulPreference::~MatmulPreference() {

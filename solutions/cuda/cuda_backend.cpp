@@ -9,10 +9,10 @@
 #include <cublas_v2.h>
 #include <fmt/format.h>
 
+#include "solutions/cuda/compare_outputs.hpp"
 #include "solutions/cuda/cuda_check.hpp"
 #include "solutions/cuda/cuda_device.hpp"
 #include "solutions/cuda/cuda_timer.hpp"
-#include "solutions/cuda/compare_outputs.hpp"
 #include "solutions/cuda/fill_random.hpp"
 #include "solutions/cuda/host_convert.hpp"
 #include "tuner/error.hpp"
@@ -177,6 +177,13 @@ bool CudaBackend::capturing(void* stream) const {
   return e == cudaErrorStreamCaptureImplicit;
 }
 
+std::size_t CudaBackend::available_memory_bytes() const {
+  const cuda::ScopedDevice device(ordinal_);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GEMMTUNE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes;
+}
+
 void CudaBackend::synchronize() {
   const cuda::ScopedDevice device(ordinal_);
   const cudaError_t status = cudaStreamSynchronize(stream_.get());
@@ -242,16 +249,16 @@ cuda::CompareTotals CudaBackend::run_totals(
   auto* totals = static_cast<cuda::CompareTotals*>(totals_->data());
   cuda::CompareTotals host{};
   host.worst_element = ~0ull;
-  GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(totals, &host, sizeof host, cudaMemcpyHostToDevice,
-                                      stream_.get()));
+  GEMMTUNE_CUDA_CHECK(
+      cudaMemcpyAsync(totals, &host, sizeof host, cudaMemcpyHostToDevice, stream_.get()));
   if (const cudaError_t e = launch(totals); e != cudaSuccess) {
     cuda::throw_cuda_error(__FILE__, __LINE__, "the device check's kernel launch", e);
   }
   if (const cudaError_t e = second ? second(totals) : cudaSuccess; e != cudaSuccess) {
     cuda::throw_cuda_error(__FILE__, __LINE__, "the device check's second kernel launch", e);
   }
-  GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(&host, totals, sizeof host, cudaMemcpyDeviceToHost,
-                                      stream_.get()));
+  GEMMTUNE_CUDA_CHECK(
+      cudaMemcpyAsync(&host, totals, sizeof host, cudaMemcpyDeviceToHost, stream_.get()));
   synchronize();
   return host;
 }
@@ -276,8 +283,8 @@ std::optional<CheckResult> CudaBackend::compare_outputs(const Problem& problem,
   if (!layout) return std::nullopt;
   const auto type = fill_type(problem.c_type);
   auto compare = [&](cuda::CompareTotals* t) {
-    return cuda::launch_compare(reference.data(), candidate.data(), type, *layout,
-                                tolerance.atol, tolerance.rtol, t, stream_.get());
+    return cuda::launch_compare(reference.data(), candidate.data(), type, *layout, tolerance.atol,
+                                tolerance.rtol, t, stream_.get());
   };
   auto find_worst = [&](cuda::CompareTotals* t) {
     return cuda::launch_find_worst(reference.data(), candidate.data(), type, *layout,
@@ -308,9 +315,10 @@ double CudaBackend::read_element(const Buffer& buffer, DType dtype, std::int64_t
   unsigned char host[16] = {};
   {
     const cuda::ScopedDevice device(ordinal_);
-    GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(host, static_cast<const unsigned char*>(buffer.data()) +
-                                                  static_cast<std::size_t>(index) * bytes,
-                                        bytes, cudaMemcpyDeviceToHost, stream_.get()));
+    GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(
+        host,
+        static_cast<const unsigned char*>(buffer.data()) + static_cast<std::size_t>(index) * bytes,
+        bytes, cudaMemcpyDeviceToHost, stream_.get()));
   }
   synchronize();
   return cuda::widen_to_double(host, dtype, 1).front();

@@ -32,6 +32,9 @@ class CudaBackend final : public Backend {
   Environment versions() const override;
   void* stream() const override { return stream_.get(); }
   bool capturing(void* stream) const override;
+  // Free device memory now (cudaMemGetInfo): an application or another process may hold much of
+  // it, and the tuner plans its operands within what is left.
+  std::size_t available_memory_bytes() const override;
 
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
   void fill_random(Buffer& buffer, DType dtype, std::int64_t elements, std::uint64_t seed) override;

@@ -65,6 +65,11 @@ void throw_cuda_error(const char* file, int line, const char* call, cudaError_t 
                       "restarts: " +
                           call_failed_message(call, error));
   }
+  // The failed call also left its error as the thread's last one. Reported now, it must not stay
+  // there: the next launch check (cudaGetLastError after a kernel launch) would take it for its
+  // own, failing a candidate that ran fine, and launch_error_since would take it for the
+  // application's and let the next real launch error pass.
+  (void)cudaGetLastError();
   throw_error(file, line, call_failed_message(call, error));
 }
 

@@ -91,6 +91,18 @@ bool compiled(const SkinnyKernelConfig& config) {
   return listed(std::get<SkinnyWgmmaConfig>(config), kSkinnyWgmmaConfigs);
 }
 
+// Dynamic shared memory the kernel takes at n columns (n within its limit); 0 for the kernels
+// without a shared-memory ring.
+int dynamic_shared_bytes(const SkinnyKernelConfig& config, int n) {
+  if (const auto* bulk = std::get_if<SkinnyBulkConfig>(&config)) {
+    return skinny_bulk_shared_bytes(*bulk, n);
+  }
+  if (const auto* wgmma = std::get_if<SkinnyWgmmaConfig>(&config)) {
+    return skinny_wgmma_shared_bytes(*wgmma, skinny_wgmma_b_rows(n));
+  }
+  return 0;
+}
+
 class SkinnySolution final : public Solution {
  public:
   SkinnySolution(const Problem& problem, SkinnyKernelConfig config)
@@ -98,7 +110,7 @@ class SkinnySolution final : public Solution {
         config_(config),
         name_(skinny_solution_name(config)),
         why_not_(skinny_unsupported_reason(problem, config)) {
-    if (!why_not_) why_not_ = skinny_device_unsupported_reason(config);
+    if (!why_not_) why_not_ = skinny_device_unsupported_reason(config, static_cast<int>(problem.n));
   }
 
   const std::string& name() const override { return name_; }
@@ -209,20 +221,10 @@ std::optional<std::string> skinny_unsupported_reason(const Problem& p,
                     : std::holds_alternative<SkinnyWgmmaConfig>(config) ? kSkinnyWgmmaMaxN
                                                                         : kSkinnyMaxN;
   if (p.n > max_n) return fmt::format("n = {} > {}", p.n, max_n);
-  if (const auto* bulk = std::get_if<SkinnyBulkConfig>(&config)) {
-    if (const int bytes = skinny_bulk_shared_bytes(*bulk, static_cast<int>(p.n));
-        bytes > kSkinnyBulkMaxSharedBytes) {
-      return fmt::format("needs {} bytes of shared memory at n = {} (at most {})", bytes, p.n,
-                         kSkinnyBulkMaxSharedBytes);
-    }
-  }
-  if (const auto* wgmma = std::get_if<SkinnyWgmmaConfig>(&config)) {
-    if (const int bytes =
-            skinny_wgmma_shared_bytes(*wgmma, skinny_wgmma_b_rows(static_cast<int>(p.n)));
-        bytes > kSkinnyBulkMaxSharedBytes) {
-      return fmt::format("needs {} bytes of shared memory at n = {} (at most {})", bytes, p.n,
-                         kSkinnyBulkMaxSharedBytes);
-    }
+  if (const int bytes = dynamic_shared_bytes(config, static_cast<int>(p.n));
+      bytes > kSkinnyBulkMaxSharedBytes) {
+    return fmt::format("needs {} bytes of shared memory at n = {} (at most {})", bytes, p.n,
+                       kSkinnyBulkMaxSharedBytes);
   }
   if (p.batch > kSkinnyMaxBatch) return fmt::format("batch = {} > {}", p.batch, kSkinnyMaxBatch);
   // The kernels count rows and k in 32-bit ints and step past the end by up to a few thousand
@@ -232,15 +234,18 @@ std::optional<std::string> skinny_unsupported_reason(const Problem& p,
   return std::nullopt;
 }
 
-std::optional<std::string> skinny_device_unsupported_reason(const SkinnyKernelConfig& config) {
+std::optional<std::string> skinny_device_unsupported_reason(const SkinnyKernelConfig& config,
+                                                            int n) {
   const bool bulk = std::holds_alternative<SkinnyBulkConfig>(config);
   const bool wgmma = std::holds_alternative<SkinnyWgmmaConfig>(config);
   if (!bulk && !wgmma) return std::nullopt;
   const char* kernel = bulk ? "bulk-copy" : "warpgroup";
-  int device = 0, major = 0, minor = 0;
+  int device = 0, major = 0, minor = 0, shared_per_block = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&shared_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+          cudaSuccess) {
     cudaGetLastError();  // not sticky: clear it
     return fmt::format("the {} skinny kernel needs a CUDA device, and none is usable", kernel);
   }
@@ -254,6 +259,14 @@ std::optional<std::string> skinny_device_unsupported_reason(const SkinnyKernelCo
     return fmt::format(
         "the warpgroup skinny kernel needs compute capability 9.0 (device {} has {}.{})", device,
         major, minor);
+  }
+  // Hopper gives a block 227 KiB; later devices may give less (99 KiB on compute capability 12),
+  // where the ring would fail to launch.
+  if (const int bytes = dynamic_shared_bytes(config, n); bytes > shared_per_block) {
+    return fmt::format(
+        "the {} skinny kernel needs {} bytes of shared memory at n = {} (device {} gives a block "
+        "at most {})",
+        kernel, bytes, n, device, shared_per_block);
   }
   return std::nullopt;
 }

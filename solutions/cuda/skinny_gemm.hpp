@@ -48,9 +48,11 @@ std::optional<SkinnyKernelConfig> parse_skinny_solution_name(std::string_view na
 std::optional<std::string> skinny_unsupported_reason(const Problem& problem,
                                                      const SkinnyKernelConfig& config);
 
-// Why the current device cannot run the kernel (the bulk-copy kernel needs compute capability
-// 9.0 or later, the warpgroup kernel 9.0 exactly), or nothing when it can.
-std::optional<std::string> skinny_device_unsupported_reason(const SkinnyKernelConfig& config);
+// Why the current device cannot run the kernel at n columns (the bulk-copy kernel needs compute
+// capability 9.0 or later, the warpgroup kernel 9.0 exactly, and each its shared memory per
+// block), or nothing when it can.
+std::optional<std::string> skinny_device_unsupported_reason(const SkinnyKernelConfig& config,
+                                                            int n);
 
 class GemmtuneCudaProvider final : public SolutionProvider {
  public:

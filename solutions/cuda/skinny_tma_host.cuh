@@ -78,7 +78,10 @@ cudaError_t resident_blocks(int device, int& blocks) {
     e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, Threads, Bytes);
   }
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (e != cudaSuccess) return e;
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();  // returned as the launch's status: not left for the next check
+    return e;
+  }
   if (per_sm * sms == 0) return cudaErrorInvalidConfiguration;
   blocks = per_sm * sms;
   cached[device].store(blocks, std::memory_order_relaxed);

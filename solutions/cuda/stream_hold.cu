@@ -50,8 +50,9 @@ void StreamHold::hold(cudaStream_t stream, std::chrono::milliseconds timeout) {
   static_cast<volatile int*>(host_)[0] = 0;
   const auto timeout_ns = static_cast<unsigned long long>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count());
+  const cudaError_t pending = cudaPeekAtLastError();
   spin_until_released<<<1, 1, 0, stream>>>(device_, device_ + 1, timeout_ns);
-  const cudaError_t launched = cudaGetLastError();
+  const cudaError_t launched = launch_error_since(pending);
   if (launched != cudaSuccess) {
     static_cast<volatile int*>(host_)[0] = 1;
     throw_cuda_error(__FILE__, __LINE__, "spin_until_released<<<1, 1>>>", launched);

@@ -48,6 +48,16 @@ TEST_F(CudaBackendTest, PropertiesComeFromTheDevice) {
   EXPECT_GT(p.compute_units, 0);
 }
 
+// What the tuner plans its operands within: free memory, which an allocation takes from.
+TEST_F(CudaBackendTest, AvailableMemoryIsWhatIsFree) {
+  const std::size_t before = backend_->available_memory_bytes();
+  EXPECT_GT(before, 0u);
+  EXPECT_LE(before, backend_->properties().memory_bytes);
+  constexpr std::size_t kGiB = std::size_t{1} << 30;
+  const auto held = backend_->allocate(kGiB);
+  EXPECT_LE(backend_->available_memory_bytes(), before - kGiB + (std::size_t{64} << 20));
+}
+
 TEST_F(CudaBackendTest, VersionsNameEverythingThatChangesAResult) {
   const Environment env = backend_->versions();
   for (const char* key :

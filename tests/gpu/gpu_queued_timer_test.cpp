@@ -1,7 +1,8 @@
 // The queued timer on a real GPU: with the stream held while a chunk is issued, the host's time
 // between an iteration's begin event and its work is out of the samples; without, it is in them.
 // A hold that cannot be released (the host synchronizes inside an iteration) ends by its timeout
-// and the timer goes on unheld; a timer dropped mid-chunk releases the stream.
+// and the timer goes on unheld; a timer dropped mid-chunk releases the stream; an earlier failed
+// call does not fail the next hold.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "solutions/cuda/cuda_backend.hpp"
 #include "solutions/cuda/cuda_device.hpp"
 #include "solutions/cuda/cuda_timer.hpp"
+#include "tuner/error.hpp"
 
 namespace gemmtune {
 namespace {
@@ -86,6 +88,18 @@ TEST_F(QueuedTimerTest, ADroppedTimerReleasesTheStream) {
   const auto start = std::chrono::steady_clock::now();
   backend_->synchronize();
   EXPECT_LT(std::chrono::steady_clock::now() - start, cuda::EventTimer::kHoldTimeout / 2);
+}
+
+// A failed allocation (the tuner catches it and goes on to the next problem) leaves no error
+// behind for the next launch check to take for its own: the stream hold's launch stays clean.
+TEST_F(QueuedTimerTest, AFailedAllocationDoesNotFailTheNextHold) {
+  EXPECT_THROW(backend_->allocate(std::size_t{1} << 60), Error);
+  EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
+  auto timer = backend_->make_timer(TimingMode::Queued);
+  timer->begin_iteration();
+  backend_->fill_bytes(*buffer_, 3);
+  timer->end_iteration();
+  EXPECT_EQ(timer->collect_ms().size(), 1u);
 }
 
 }  // namespace

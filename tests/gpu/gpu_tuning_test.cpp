@@ -43,7 +43,8 @@ class GpuTuning : public testing::Test {
 
 TEST_F(GpuTuning, WinnerRoundTripsThroughAResultsFile) {
   const Problem problem = decode_bf16();
-  const TuningReport report = Tuner(*session_.backend, *session_.registry, quick_options()).tune(problem);
+  const TuningReport report =
+      Tuner(*session_.backend, *session_.registry, quick_options()).tune(problem);
   ASSERT_TRUE(report.ok()) << report.error;
   EXPECT_GE(report.speedup_over_default(), 1.0);
   // Measured over rotating operand sets of at least twice the L2 (read from the device), no flush.
@@ -56,8 +57,11 @@ TEST_F(GpuTuning, WinnerRoundTripsThroughAResultsFile) {
   const auto path = std::filesystem::temp_directory_path() / "gemmtune_gpu_round_trip.csv";
   std::filesystem::remove(path);
   const Environment env = collect_environment(*session_.backend);
-  open_results_store(path)->append(env, {problem.op_signature(), problem.params_signature(),
-                                         report.winner, report.winner_stats.median_ms, {}});
+  open_results_store(path)->append(env, {problem.op_signature(),
+                                         problem.params_signature(),
+                                         report.winner,
+                                         report.winner_stats.median_ms,
+                                         {}});
   const auto tables = open_results_store(path)->load();
   std::filesystem::remove(path);
   ASSERT_EQ(tables.size(), 1u);
@@ -67,9 +71,8 @@ TEST_F(GpuTuning, WinnerRoundTripsThroughAResultsFile) {
   EXPECT_EQ(entry.solution, report.winner);
 
   const ResolvedSolution resolved =
-      resolve_solution(*session_.registry, "cuda", parse_problem(entry.op_signature,
-                                                                 entry.params_signature),
-                       entry.solution);
+      resolve_solution(*session_.registry, "cuda",
+                       parse_problem(entry.op_signature, entry.params_signature), entry.solution);
   EXPECT_FALSE(resolved.fell_back) << resolved.warning;
   ASSERT_TRUE(resolved.solution);
   EXPECT_EQ(resolved.solution->name(), report.winner);
@@ -78,6 +81,22 @@ TEST_F(GpuTuning, WinnerRoundTripsThroughAResultsFile) {
     EXPECT_TRUE(cuda::parse_algo_name(report.winner).has_value() ||
                 cuda::parse_skinny_solution_name(report.winner).has_value())
         << report.winner;
+  }
+}
+
+// Default of GemmAndBias is cuBLASLt's heuristic #0, asked within the tuning's workspace limit:
+// with none allowed it must still be there (on a long k the unlimited #0 splits k in a workspace).
+TEST_F(GpuTuning, DefaultWithBiasStaysWithinTheWorkspaceLimit) {
+  const Problem problem = Problem::make(OpKind::GemmAndBias, DType::BFloat16, Transpose::T,
+                                        Transpose::N, 64, 64, 16384);
+  TunerOptions options = quick_options();
+  options.search.max_workspace_bytes = 0;
+  const TuningReport report = Tuner(*session_.backend, *session_.registry, options).tune(problem);
+  ASSERT_TRUE(report.ok()) << report.error;
+  for (const CandidateReport& c : report.candidates) {
+    if (c.solution == kDefaultSolutionName) {
+      EXPECT_NE(c.disposition, Disposition::Unsupported) << c.reason;
+    }
   }
 }
 
@@ -107,9 +126,9 @@ TEST_F(GpuTuning, CublasLtNamesRoundTripThroughAResultsFile) {
     ASSERT_EQ(tables[0].entries.size(), 1u);
     const ResultEntry& entry = tables[0].entries[0];
     EXPECT_EQ(entry.solution, name);
-    const ResolvedSolution resolved = resolve_solution(
-        *session_.registry, "cuda", parse_problem(entry.op_signature, entry.params_signature),
-        entry.solution);
+    const ResolvedSolution resolved =
+        resolve_solution(*session_.registry, "cuda",
+                         parse_problem(entry.op_signature, entry.params_signature), entry.solution);
     EXPECT_FALSE(resolved.fell_back) << resolved.warning;
     ASSERT_TRUE(resolved.solution);
     EXPECT_EQ(resolved.solution->name(), name);
@@ -186,8 +205,7 @@ TEST_F(GpuTuning, NameThatNoLongerChecksFallsBackToDefault) {
   // A real algorithm id with a tile no Hopper kernel has.
   const std::string stale =
       "Gemm_Cublaslt_id_66_tile_9999_stages_8_splitk_1_red_0_swizzle_0_custom_0_inner_0_cluster_0";
-  const ResolvedSolution resolved =
-      resolve_solution(*session_.registry, "cuda", problem, stale);
+  const ResolvedSolution resolved = resolve_solution(*session_.registry, "cuda", problem, stale);
   EXPECT_TRUE(resolved.fell_back);
   ASSERT_TRUE(resolved.solution);
   EXPECT_EQ(resolved.solution->name(), kDefaultSolutionName);
@@ -256,10 +274,10 @@ TEST_F(GpuTuning, FaultyCandidatesAreIncorrectAndNeverWin) {
 // The device check gives what the host check gives, element for element.
 TEST_F(GpuTuning, DeviceCheckAgreesWithTheHostCheck) {
   Backend& backend = *session_.backend;
-  for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16, DType::Float16,
-                      DType::Float8E4M3}) {
-    Problem p = Problem::make(OpKind::GemmStridedBatched, dtype, Transpose::N, Transpose::N, 37,
-                              19, 8);
+  for (DType dtype :
+       {DType::Float32, DType::Float64, DType::BFloat16, DType::Float16, DType::Float8E4M3}) {
+    Problem p =
+        Problem::make(OpKind::GemmStridedBatched, dtype, Transpose::N, Transpose::N, 37, 19, 8);
     p.ldc = 41;  // padding between columns is not compared
     p.batch = 3;
     if (dtype == DType::Float8E4M3) {
