@@ -90,6 +90,29 @@ TEST_F(QueuedTimerTest, ADroppedTimerReleasesTheStream) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, cuda::EventTimer::kHoldTimeout / 2);
 }
 
+// A timer dropped mid-chunk (a solution threw), then at once a new one: the first hold's kernel
+// must end on its release, not spin until its timeout and make the second hold look timed out.
+TEST_F(QueuedTimerTest, AHoldRightAfterADroppedOneIsNotTimedOut) {
+  cuda::StreamHold hold;
+  const auto stream = static_cast<cudaStream_t>(backend_->stream());
+  const auto start = std::chrono::steady_clock::now();
+  for (int round = 0; round < 20; ++round) {
+    {
+      cuda::EventTimer dropped(stream, &hold);
+      dropped.begin_iteration();
+      backend_->fill_bytes(*buffer_, 4);
+      dropped.end_iteration();
+    }  // released, not synchronized
+    cuda::EventTimer timer(stream, &hold);
+    timer.begin_iteration();
+    backend_->fill_bytes(*buffer_, 5);
+    timer.end_iteration();
+    ASSERT_EQ(timer.collect_ms().size(), 1u);
+    ASSERT_EQ(timer.held_timeouts(), 0) << "round " << round;
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, cuda::EventTimer::kHoldTimeout);
+}
+
 // A failed allocation (the tuner catches it and goes on to the next problem) leaves no error
 // behind for the next launch check to take for its own: the stream hold's launch stays clean.
 TEST_F(QueuedTimerTest, AFailedAllocationDoesNotFailTheNextHold) {
