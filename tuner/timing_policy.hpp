@@ -53,7 +53,8 @@ struct TimingPolicy {
   // automatically where rotation was asked for but cannot cover its target in memory.
   bool flush_cache = false;
   // Screening: a few cheap iterations per candidate; candidates whose screening median exceeds
-  // screening_keep_factor × the best screening median so far are dropped. 0 iterations = off.
+  // screening_keep_factor × the best screening median so far are dropped. 0 iterations = off;
+  // a keep factor of 0 = no keep bar (max_finalists still applies).
   // Ten iterations within 3 ms: a 10 µs decode GEMM gets ten samples (with three, the median of
   // 400 candidates' screenings picked lucky ones and missed the best by 2-4% on an H200), while a
   // 3 ms GEMM still costs one iteration per candidate.

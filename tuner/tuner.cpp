@@ -409,7 +409,9 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
       finish(*c);
       continue;
     }
-    if (screened && median > timing.screening_keep_factor * best_ms) {
+    // A keep factor of 0 (or less) is no bar, as for the screening cut (screening_cut_ms).
+    if (screened && timing.screening_keep_factor > 0 &&
+        median > timing.screening_keep_factor * best_ms) {
       c->report.disposition = Disposition::ScreenedOut;
       c->report.reason = fmt::format("screening median {:.4g} ms > {} x {:.4g} ms of {}", median,
                                      timing.screening_keep_factor, best_ms, best_name);

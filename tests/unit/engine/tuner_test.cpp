@@ -289,6 +289,17 @@ TEST_F(TunerFixture, ScreeningCutFollowsTheKeepBar) {
   EXPECT_EQ(find(r, "Slow").disposition, Disposition::Slower);
 }
 
+TEST_F(TunerFixture, AKeepFactorOfZeroIsNoBar) {
+  provider->add("Default", 1.0);
+  auto slow = provider->add("Slow", 3.0);
+  options.timing.screening_keep_factor = 0;
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Default");
+  EXPECT_GT(slow->calls, 1 + 10);  // screened, then measured
+  EXPECT_EQ(find(r, "Slow").disposition, Disposition::Slower) << find(r, "Slow").reason;
+}
+
 TEST_F(TunerFixture, ScreeningHonoursBothCaps) {
   provider->add("Default", 1.0);
   auto c = provider->add("C", 1.0);
