@@ -10,6 +10,7 @@
 #include <new>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "tuner/error.hpp"
 #include "tuner/operand_sets.hpp"
@@ -122,8 +123,39 @@ bool beats_default_paired(std::span<const double> challenger_round_ms,
   return mean < 0 && -mean > margin_sigmas * standard_error;
 }
 
+namespace {
+
+// Options come from the command line, a config file, the C API: a NaN or an infinity in one of
+// these would pass every "at least 0" check (comparisons with NaN are false) and make a phase that
+// never ends or a rotation plan that wraps, so each must be a finite number.
+void require_finite_options(const TunerOptions& o) {
+  const TimingPolicy& t = o.timing;
+  const std::pair<const char*, double> values[] = {
+      {"max_tuning_duration_ms", t.max_tuning_duration_ms},
+      {"max_warmup_duration_ms", t.max_warmup_duration_ms},
+      {"rotating_buffer_mb", t.rotating_buffer_mb.value_or(0)},
+      {"screening_duration_ms", t.screening_duration_ms},
+      {"screening_keep_factor", t.screening_keep_factor},
+      {"settle_duration_ms", t.settle_duration_ms},
+      {"alpha", o.alpha},
+      {"beta", o.beta},
+      {"default_margin_sigmas", o.default_margin_sigmas},
+      {"min_gain", o.min_gain},
+      {"memory_fraction", o.memory_fraction},
+  };
+  for (const auto& [name, value] : values) {
+    if (!std::isfinite(value)) {
+      throw InputError(
+          fmt::format("tuning option {} must be a finite number, not {}", name, value));
+    }
+  }
+}
+
+}  // namespace
+
 Tuner::Tuner(Backend& backend, const Registry& registry, TunerOptions options)
     : backend_(backend), registry_(registry), options_(std::move(options)) {
+  require_finite_options(options_);
   registry_.require_providers(backend_.properties().backend, options_.search.providers);
 }
 

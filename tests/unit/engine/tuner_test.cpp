@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -287,6 +288,22 @@ TEST_F(TunerFixture, ScreeningCutFollowsTheKeepBar) {
   EXPECT_EQ(r.winner, "Default");
   EXPECT_GT(slow->calls, 1 + 10);  // screened in full, then measured
   EXPECT_EQ(find(r, "Slow").disposition, Disposition::Slower);
+}
+
+TEST_F(TunerFixture, NonFiniteOptionsAreRefusedByName) {
+  // NaN passes "at least 0" checks; as a warmup cap it made a phase that never ended.
+  options.timing.max_warmup_duration_ms = std::numeric_limits<double>::quiet_NaN();
+  try {
+    Tuner tuner(backend, registry, options);
+    FAIL() << "a NaN option was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("max_warmup_duration_ms must be a finite number"),
+              std::string::npos)
+        << e.what();
+  }
+  options.timing.max_warmup_duration_ms = 0;
+  options.timing.rotating_buffer_mb = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(Tuner(backend, registry, options), InputError);
 }
 
 TEST_F(TunerFixture, AKeepFactorOfZeroIsNoBar) {
