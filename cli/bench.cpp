@@ -15,6 +15,7 @@
 #include "cli/command_line.hpp"
 #include "cli/config_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/number_checks.hpp"
 #include "cli/text_table.hpp"
 #include "cli/tuning_options.hpp"
 #include "db/results_store.hpp"
@@ -265,27 +266,27 @@ void setup_bench(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--iterations", cli->iterations,
                   "Timed iterations per solution and case instead of the workload's")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive());
   cmd->add_option("--warmup-ms", cli->run.warmup_ms,
                   "Untimed device time per solution and case before the timed iterations (ms)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd->add_option(
          "--warmup-iterations", cli->run.warmup_iterations,
          "Untimed iterations per solution and case after --warmup-ms, before the timed ones")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd->add_option("--peak-tflops", cli->peak_tflops,
                   "Peak TFLOPS (every dtype) for the FLOPS utilisation, instead of the device spec")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive());
   cmd->add_option("--peak-bandwidth-gb-s", cli->peak_bandwidth_gb_s,
                   "Peak memory bandwidth (GB/s) for the bandwidth utilisation, instead of the "
                   "device spec")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive());
   cmd->add_option("--monitor-interval-ms", cli->monitor_interval_ms,
                   "Sample the GPU's clocks, power and throttling every N ms through NVML (0 = off)")
       ->envname("GEMMTUNE_MONITOR_INTERVAL_MS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   add_tuning_options(*cmd, cli->run.tuner, cli->tuning);
   // Layered configuration: [bench] of configs/default.toml < the device's file < --config FILE.

@@ -19,6 +19,7 @@
 #include "cli/command_line.hpp"
 #include "cli/config_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/number_checks.hpp"
 #include "drivers/mamf/mamf_report.hpp"
 #include "drivers/mamf/mamf_run.hpp"
 #include "tuner/error.hpp"
@@ -38,6 +39,8 @@ struct MamfCliOptions {
   double peak_tflops = 0;
   ConfigChoice config;  // --config, --configs-dir, --device-config, --show-config
 };
+
+constexpr double kMaxIterations = 10'000'000;
 
 // Lock-free, so that the handler may touch it.
 std::atomic<int> g_interrupts{0};
@@ -152,7 +155,10 @@ void run_mamf_command(MamfCliOptions& cli, const std::string& command_line) {
   }
   console.finish();
   sigaction(SIGINT, &previous, nullptr);
-  if (!o.verbose) {
+  if (!o.verbose && result.baseline.shapes() == 0) {
+    fmt::print("no shape measured (0 of {} shapes){}\n", result.planned_shapes,
+               o.output_file.empty() ? "" : "; full report in " + o.output_file);
+  } else if (!o.verbose) {
     fmt::print("best mean {:.1f} TFLOPS @ {} ({} of {} shapes){}\n", result.baseline.best().mean,
                result.baseline.best_mean_shape().text(), result.baseline.shapes(),
                result.planned_shapes,
@@ -190,12 +196,14 @@ void setup_mamf(CLI::App& app) {
   cmd->add_option("--k_range", o.k.range, "K range START STOP STEP (stop excluded; 0 = STEP)")
       ->expected(3)
       ->excludes(k);
-  cmd->add_option("--num_iterations", o.bench.iterations, "Timed iterations per shape")
-      ->check(CLI::PositiveNumber)
+  // Bounded: every timed sample is kept (8 bytes each), and a count near INT_MAX is a typo.
+  cmd->add_option("--num_iterations", o.bench.iterations,
+                  "Timed iterations per shape (at most 10000000)")
+      ->check(finite_number(0, kMaxIterations, /*min_excluded=*/true))
       ->capture_default_str();
   cmd->add_option("--num_warmup_iterations", o.bench.warmup_iterations,
-                  "Warm-up iterations per shape (not timed)")
-      ->check(CLI::NonNegativeNumber)
+                  "Warm-up iterations per shape (not timed; at most 10000000)")
+      ->check(finite_range(0, kMaxIterations))
       ->capture_default_str();
   cmd->add_option("--dtype", cli->dtype,
                   "bfloat16, float16, float32, tf32, float8_e4m3fn or float8_e5m2")
@@ -216,7 +224,7 @@ void setup_mamf(CLI::App& app) {
                   "Use the solutions of this results file (.csv, .db) where it has the shape");
   cmd->add_option("--max-finalists", o.tuner.timing.max_finalists,
                   "--tuned: how many of the fastest correct candidates are fully measured")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->default_val(4)
       ->capture_default_str();
   cmd->add_option("--numerical-check", cli->numerical_check,
@@ -227,25 +235,25 @@ void setup_mamf(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--sustained", o.sustained_seconds,
                   "Also hold the best shape for SECONDS and report the sustained TFLOPS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd->add_option("--max-warmup-seconds", o.warmup.max_seconds,
                   "Warm the device up until timings settle, at most this long (0 = no warm-up)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd->add_flag("--rotate", o.bench.rotate,
                 "Rotate operand copies (2x last-level cache) instead of flushing the cache");
   cmd->add_option("--seed", o.bench.seed, "Seed of the random operands")->capture_default_str();
   cmd->add_option("--peak-tflops", cli->peak_tflops,
                   "Peak TFLOPS for the efficiency figure (default: the device's configuration)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive());
   cmd->add_option("--db", o.store_file,
                   "Also store every shape's result in this results store (.db, .sqlite, .csv)");
   cmd->add_option("--plot", o.plot_file, "Draw TFLOPS over the sweep into this SVG file");
   cmd->add_option("--monitor-interval-ms", o.monitor_interval_ms,
                   "Sample the GPU's clocks, power and throttling every N ms through NVML (0 = off)")
       ->envname("GEMMTUNE_MONITOR_INTERVAL_MS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   // Layered configuration: [mamf] and the device's peaks ([device]) of configs/default.toml < the
   // device's file < --config FILE.

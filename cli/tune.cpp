@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include "cli/command_line.hpp"
 #include "cli/config_options.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/number_checks.hpp"
 #include "cli/text_table.hpp"
 #include "cli/tuning_options.hpp"
 #include "db/untuned_file.hpp"
@@ -145,6 +147,22 @@ std::string format_devices(const TuneSummary& summary) {
 }
 
 // --gpus, --devices, --workers and --shard into the run's devices, backend and shard.
+// Lock-free, so that the handler may read it.
+std::atomic<bool> g_exit_on_second_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+// The first request stops after the problem in flight. A second one, where nobody else can stop
+// that problem, exits at once: every result already saved is on disk (each save is atomic).
+void on_stop_signal(int) {
+  request_tune_stop();
+  if (g_exit_on_second_stop.load() && tune_stop_requests() > 1) {
+    static const char msg[] =
+        "\ngemmtune tune: stopped at once (asked twice); the results already saved are kept\n";
+    [[maybe_unused]] const auto n = write(STDERR_FILENO, msg, sizeof msg - 1);
+    _exit(130);
+  }
+}
+
 void resolve_devices(TuneCliOptions& cli) {
   TuneOptions& options = cli.run;
   const int given = (cli.gpus > 0) + !cli.devices.empty() + (cli.workers > 0);
@@ -217,8 +235,11 @@ void run_tune_command(TuneCliOptions& cli) {
   }
   resolve_devices(cli);
 
-  std::signal(SIGINT, [](int) { request_tune_stop(); });
-  std::signal(SIGTERM, [](int) { request_tune_stop(); });
+  // One device: the problem in flight runs in this process, and may take minutes (or hang), so a
+  // second request exits at once. Several: the coordinator kills the workers' problems instead.
+  g_exit_on_second_stop.store(options.devices.empty());
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
   Diagnostics diagnostics(options.strict);
   TerminalProgress progress(options.verbose);
   if (options.verbose) fmt::print(stderr, "Options:\n{}", describe(options));
@@ -261,7 +282,7 @@ void setup_tune(CLI::App& app) {
   cmd->add_option("--gpus", cli->gpus,
                   "Tune on GPUs 0..N-1, one worker process each (CUDA backend)")
       ->envname("GEMMTUNE_GPUS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd->add_option("--devices", cli->devices, "Tune on these device ordinals, e.g. 0,2,3")
       ->envname("GEMMTUNE_DEVICES")
@@ -269,18 +290,18 @@ void setup_tune(CLI::App& app) {
   cmd->add_option("--workers", cli->workers,
                   "Tune with N worker processes on the CPU backend, each playing one device")
       ->envname("GEMMTUNE_WORKERS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd->add_option("--problem-timeout-s", o.problem_timeout_s,
                   "Kill a worker that spends longer on one problem (s; 0 = no limit); the "
                   "problem is retried once")
       ->envname("GEMMTUNE_PROBLEM_TIMEOUT_S")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd->add_option("--max-worker-restarts", o.max_worker_restarts,
                   "How often a device's worker is restarted after it died")
       ->envname("GEMMTUNE_MAX_WORKER_RESTARTS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd->add_option("--shard", cli->shard,
                   "Tune share I of N (I/N, 0-based); default: from mpirun or srun's environment")
@@ -292,7 +313,7 @@ void setup_tune(CLI::App& app) {
   cmd->add_option("--monitor-interval-ms", o.monitor_interval_ms,
                   "Sample the GPU's clocks, power and throttling every N ms through NVML (0 = off)")
       ->envname("GEMMTUNE_MONITOR_INTERVAL_MS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd->add_flag("--strict", o.strict, "Stop at the first bad input line instead of skipping it")
       ->envname("GEMMTUNE_STRICT");

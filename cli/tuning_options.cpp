@@ -1,5 +1,7 @@
 #include "cli/tuning_options.hpp"
 
+#include "cli/number_checks.hpp"
+
 #include <fmt/format.h>
 
 #include "tuner/error.hpp"
@@ -7,51 +9,55 @@
 
 namespace gemmtune::cli {
 
+namespace {
+constexpr double kMaxWorkspaceMb = 1024.0 * 1024.0;  // 1 TiB: more than any device holds
+}  // namespace
+
 void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& texts) {
   TimingPolicy& timing = tuner.timing;
   cmd.add_option("--max-tuning-duration-ms", timing.max_tuning_duration_ms,
                  "Tuning: measurement time cap per candidate (ms; 0 = none); the confirmation gets "
                  "half, or up to all of it for a GEMM too long for a sample per round")
       ->envname("GEMMTUNE_MAX_TUNING_DURATION_MS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd.add_option(
          "--max-tuning-iterations", timing.max_tuning_iterations,
          "Tuning: measurement iteration cap per candidate (0 = none); the confirmation gets "
          "half")
       ->envname("GEMMTUNE_MAX_TUNING_ITERATIONS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd.add_option("--max-warmup-duration-ms", timing.max_warmup_duration_ms,
                  "Tuning: warm-up time cap per candidate (ms; 0 = none)")
       ->envname("GEMMTUNE_MAX_WARMUP_DURATION_MS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd.add_option("--max-warmup-iterations", timing.max_warmup_iterations,
                  "Tuning: warm-up iteration cap per candidate (0 = none)")
       ->envname("GEMMTUNE_MAX_WARMUP_ITERATIONS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd.add_option("--rotating-buffer-mb", texts.rotating_buffer_mb,
                  "Footprint of rotating operand copies (MiB; 0 = off; default 2x last-level cache)")
       ->envname("GEMMTUNE_ROTATING_BUFFER_MB")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_non_negative());
   cmd.add_option("--max-finalists", timing.max_finalists,
                  "Tuning: how many of the fastest correct candidates are fully measured (0 = all)")
       ->envname("GEMMTUNE_MAX_FINALISTS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd.add_option("--settle-ms", timing.settle_duration_ms,
                  "Tuning: untimed back-to-back Default runs before the finalists' measurement, so "
                  "that they are measured at sustained clocks (ms; 0 = off)")
       ->envname("GEMMTUNE_SETTLE_MS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd.add_option("--confirmation-contenders", timing.confirmation_contenders,
                  "Tuning: how many of the fastest finalists are measured again beside Default, in "
                  "fresh rounds that alone decide the winner (0 = off: the measurement decides)")
       ->envname("GEMMTUNE_CONFIRMATION_CONTENDERS")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd.add_flag("--flush-cache", timing.flush_cache,
                "Flush the last-level cache before every timed iteration")
@@ -67,7 +73,7 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
                  "Tuning: how much faster than Default (median, %) a candidate must be to replace "
                  "it, beyond the measured noise (0 = any gain beyond the noise)")
       ->envname("GEMMTUNE_MIN_GAIN_PERCENT")
-      ->check(CLI::Range(0.0, 100.0))
+      ->check(finite_range(0.0, 100.0))
       ->capture_default_str();
   cmd.add_option("--numerical-check", texts.numerical_check,
                  "Tuning: check candidates against Default: on, off, or ATOL_RTOL")
@@ -82,9 +88,11 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
                  "PyTorch can run (Default always runs)")
       ->delimiter(',')
       ->envname("GEMMTUNE_PROVIDERS");
-  cmd.add_option("--workspace-mb", texts.workspace_mb, "Largest workspace a candidate may use")
+  cmd.add_option("--workspace-mb", texts.workspace_mb,
+                 "Largest workspace a candidate may use (MiB, at most 1048576 = 1 TiB)")
       ->envname("GEMMTUNE_WORKSPACE_MB")
-      ->check(CLI::NonNegativeNumber)
+      // Bounded, so that the cast to bytes in apply_tuning_options() stays in range.
+      ->check(finite_range(0, kMaxWorkspaceMb))
       ->capture_default_str();
   cmd.add_option("--seed", tuner.seed, "Seed of the random operands")
       ->envname("GEMMTUNE_SEED")

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <memory>
 #include <vector>
 
@@ -187,6 +188,11 @@ bool BenchResult::complete() const {
 TunedSolutions load_tuned_solutions(const std::string& file, const Environment& environment) {
   TunedSolutions out;
   out.file = file;
+  // Opening a .db that is not there would create it, empty: a misspelt name must be an error.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    throw InputError(fmt::format("--results {}: no such file", file));
+  }
   auto tables = open_results_store(file)->load();
   // This environment's table first, so that its entries win.
   std::stable_sort(tables.begin(), tables.end(), [&](const ResultsTable& a, const ResultsTable& b) {

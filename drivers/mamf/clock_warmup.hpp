@@ -12,16 +12,17 @@
 
 #include <atomic>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace gemmtune::mamf {
 
 struct SettleOptions {
-  double window_ms = 250;         // wall time per window
-  int min_windows = 8;            // at least 2 s of load with the defaults
+  double window_ms = 250;  // wall time per window
+  int min_windows = 8;     // at least 2 s of load with the defaults
   int stable_windows = 4;
   double tolerance_percent = 0.5;
-  double max_seconds = 30;        // mamf-finder's fixed warm-up, as the upper bound
+  double max_seconds = 30;  // mamf-finder's fixed warm-up, as the upper bound
 };
 
 class SettleDetector {
@@ -41,11 +42,12 @@ class SettleDetector {
 
 struct WarmupResult {
   bool skipped = false;
+  std::string skip_reason;  // why, when skipped for another reason than --max-warmup-seconds 0
   bool settled = false;
   bool interrupted = false;
-  double seconds = 0;        // wall time spent warming up
+  double seconds = 0;  // wall time spent warming up
   int windows = 0;
-  double last_tflops = 0;    // median TFLOPS of the last window
+  double last_tflops = 0;  // median TFLOPS of the last window
   double spread_percent = 0;
 };
 

@@ -13,24 +13,28 @@ std::string percent_change(double value, double reference) {
 }
 
 void append_best(std::string& out, const SweepSummary& s) {
-  out += fmt::format("mean:   {:.1f} TFLOPS @ {} (MxNxK)\n", s.best().mean, s.best_mean_shape().text());
+  out += fmt::format("mean:   {:.1f} TFLOPS @ {} (MxNxK)\n", s.best().mean,
+                     s.best_mean_shape().text());
   out += fmt::format("median: {:.1f} TFLOPS @ {} (MxNxK)\n", s.best().median,
                      s.best_median_shape().text());
-  out += fmt::format("max:    {:.1f} TFLOPS @ {} (MxNxK)\n", s.best().max, s.best_max_shape().text());
+  out +=
+      fmt::format("max:    {:.1f} TFLOPS @ {} (MxNxK)\n", s.best().max, s.best_max_shape().text());
 }
 
 }  // namespace
 
 std::string format_header(const HeaderInfo& h) {
-  std::string out = fmt::format("\nBenchmark started on {}\n\n** Command line:\n{}\n\n** Dtype: {}\n\n",
-                                h.started_at, h.command_line, h.dtype);
+  std::string out =
+      fmt::format("\nBenchmark started on {}\n\n** Command line:\n{}\n\n** Dtype: {}\n\n",
+                  h.started_at, h.command_line, h.dtype);
   out += fmt::format("** Platform/Device info:\n- {}\n- {}\n\n", h.platform, h.device);
   out += "** Critical software versions:\n";
   for (const auto& [key, value] : h.versions) out += fmt::format("- {}={}\n", key, value);
   out += "\n** Measurement:\n";
   for (const auto& line : h.measurement) out += fmt::format("- {}\n", line);
   if (!h.configuration.empty()) out += "\n** Configuration:\n" + h.configuration;
-  out += "\n** Additional notes:\n- benchmark version: 2 (gemmtune mamf, mamf-finder.py's protocol)\n";
+  out +=
+      "\n** Additional notes:\n- benchmark version: 2 (gemmtune mamf, mamf-finder.py's protocol)\n";
   out += h.notes.empty() ? std::string("\n") : fmt::format("{}\n", h.notes);
   out += fmt::format("\n{}\n\n", std::string(80, '-'));
   return out;
@@ -38,7 +42,10 @@ std::string format_header(const HeaderInfo& h) {
 
 std::string format_warmup(const WarmupResult& w) {
   const std::string head = "Warming up the accelerator until timings settle ... ";
-  if (w.skipped) return head + "skipped (--max-warmup-seconds 0)\n";
+  if (w.skipped) {
+    return head + fmt::format("skipped ({})\n",
+                              w.skip_reason.empty() ? "--max-warmup-seconds 0" : w.skip_reason);
+  }
   if (w.interrupted) return head + fmt::format("interrupted after {:.1f} s\n", w.seconds);
   if (w.settled) {
     return head + fmt::format(
@@ -46,9 +53,10 @@ std::string format_warmup(const WarmupResult& w) {
                       "TFLOPS)\n",
                       w.seconds, w.windows, w.spread_percent, w.last_tflops);
   }
-  return head + fmt::format("not settled after {:.1f} s ({} windows, last spread {:.2f}%, {:.1f} "
-                            "TFLOPS); measuring anyway\n",
-                            w.seconds, w.windows, w.spread_percent, w.last_tflops);
+  return head + fmt::format(
+                    "not settled after {:.1f} s ({} windows, last spread {:.2f}%, {:.1f} "
+                    "TFLOPS); measuring anyway\n",
+                    w.seconds, w.windows, w.spread_percent, w.last_tflops);
 }
 
 std::string format_shape_line(int index, const ShapeResult& r, const SweepSummary& s) {
@@ -103,7 +111,8 @@ std::string format_summary(const SummaryInfo& info) {
                        info.dtype, info.efficiency->source);
     out += fmt::format("best mean: {:.1f}% (Default)", 100.0 * b.best().mean / peak);
     if (info.tuned != nullptr && info.tuned->shapes() > 0) {
-      out += fmt::format(", {:.1f}% ({})", 100.0 * info.tuned->best().mean / peak, info.tuned_label);
+      out +=
+          fmt::format(", {:.1f}% ({})", 100.0 * info.tuned->best().mean / peak, info.tuned_label);
     }
     out += fmt::format("; arithmetic mean: {:.1f}%\n", 100.0 * b.arithmetic_mean() / peak);
   }

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <map>
 
 #include "db/atomic_file.hpp"
@@ -43,22 +45,29 @@ std::string platform_text() {
 }
 
 std::string device_text(const DeviceProperties& p) {
-  return fmt::format("{} device {}: name='{}', architecture={}, compute_units={}, memory={} MiB, "
-                     "last_level_cache={} MiB",
-                     p.backend, p.ordinal, p.name, p.architecture, p.compute_units,
-                     p.memory_bytes >> 20, p.last_level_cache_bytes >> 20);
+  return fmt::format(
+      "{} device {}: name='{}', architecture={}, compute_units={}, memory={} MiB, "
+      "last_level_cache={} MiB",
+      p.backend, p.ordinal, p.name, p.architecture, p.compute_units, p.memory_bytes >> 20,
+      p.last_level_cache_bytes >> 20);
 }
 
 // Solutions a results file names, by signature; the table of this environment wins over others.
 std::map<ResultKey, std::string> load_results(const std::string& file, const Environment& env) {
   std::map<ResultKey, std::string> out;
+  // Opening a .db that is not there would create it, empty: a misspelt name must be an error.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    throw InputError(fmt::format("--results {}: no such file", file));
+  }
   auto store = open_results_store(file);
   auto tables = store->load();
   std::stable_sort(tables.begin(), tables.end(), [&](const ResultsTable& a, const ResultsTable& b) {
     return (a.environment == env) > (b.environment == env);
   });
   for (const auto& table : tables) {
-    for (const auto& e : table.entries) out.emplace(ResultKey{e.op_signature, e.params_signature}, e.solution);
+    for (const auto& e : table.entries)
+      out.emplace(ResultKey{e.op_signature, e.params_signature}, e.solution);
   }
   return out;
 }
@@ -69,6 +78,28 @@ std::optional<Efficiency> efficiency_for(const MamfOptions& o) {
   const auto peak = o.device_spec->peak_tflops(info(o.dtype).cli_name);
   if (!peak) return std::nullopt;
   return Efficiency{*peak, fmt::format("{} spec", o.device_spec->name)};
+}
+
+// --plot is written at the end: its directory is made and checked now, as --output_file's is,
+// so that a bad path fails before the sweep, not after it.
+void check_plot_file(const std::string& file) {
+  const std::filesystem::path path(file);
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir) || ::access(dir.c_str(), W_OK) != 0) {
+    throw InputError(
+        fmt::format("--plot {}: cannot write in the directory {}", file, dir.string()));
+  }
+  if (std::filesystem::is_directory(path)) {
+    throw InputError(fmt::format("--plot {}: is a directory", file));
+  }
+}
+
+// Whether Default runs this dtype at all here: a small shape, so that only the dtype can fail.
+bool dtype_runs(const Registry& registry, std::string_view backend, DType dtype) {
+  const Problem probe = problem_for_shape(Shape{64, 64, 64}, dtype);
+  return resolve_solution(registry, backend, probe, kDefaultSolutionName).solution != nullptr;
 }
 
 CandidateReport candidate(const ShapeResult& r, bool winner) {
@@ -82,7 +113,9 @@ CandidateReport candidate(const ShapeResult& r, bool winner) {
 
 }  // namespace
 
-void request_mamf_stop() noexcept { g_stop.store(true); }
+void request_mamf_stop() noexcept {
+  g_stop.store(true);
+}
 
 MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::string& command_line) {
   const auto started = Clock::now();
@@ -90,6 +123,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   g_stop.store(false);
   MamfResult result;
   const std::vector<Shape> shapes = make_shapes(o.m, o.n, o.k);
+  if (!o.plot_file.empty()) check_plot_file(o.plot_file);
   result.planned_shapes = static_cast<int>(shapes.size());
   double flops_total = 0;
   for (const auto& s : shapes) flops_total += s.flops();
@@ -107,20 +141,20 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   std::map<ResultKey, std::string> looked_up;
   if (!o.results_file.empty()) looked_up = load_results(o.results_file, environment);
   result.has_tuned = o.tuned || !o.results_file.empty();
-  const std::string tuned_label = o.tuned ? (o.results_file.empty() ? "tuned" : "looked-up or tuned")
-                                          : "looked-up";
+  const std::string tuned_label =
+      o.tuned ? (o.results_file.empty() ? "tuned" : "looked-up or tuned") : "looked-up";
   std::unique_ptr<ResultsStore> store;
   if (!o.store_file.empty()) store = open_results_store(o.store_file);
 
-  // The first shape must run at all; otherwise the dtype is not supported here.
-  const Problem first = problem_for_shape(shapes.front(), o.dtype);
-  {
+  // The dtype must run at all. A shape that cannot (too large, say) is only skipped, with its
+  // reason, as in the sweep; blaming the dtype for it would send the user the wrong way.
+  if (!dtype_runs(registry, props.backend, o.dtype)) {
+    const Problem first = problem_for_shape(shapes.front(), o.dtype);
     auto d = resolve_solution(registry, props.backend, first, kDefaultSolutionName);
-    if (!d.solution) {
-      throw InputError(fmt::format("--dtype {} does not run on the {} backend: {}", info(o.dtype).cli_name,
-                                   props.backend, d.warning));
-    }
+    throw InputError(fmt::format("--dtype {} does not run on the {} backend: {}",
+                                 info(o.dtype).cli_name, props.backend, d.warning));
   }
+  const Problem first = problem_for_shape(shapes.front(), o.dtype);
 
   HeaderInfo header;
   header.started_at = local_time_now();
@@ -136,10 +170,11 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
                   first.op_signature()),
       fmt::format("{} warm-up and {} timed iterations per shape, one timer pair per iteration",
                   o.bench.warmup_iterations, o.bench.iterations),
-      o.bench.rotate ? std::string("inputs rotate through copies covering twice the last-level cache")
-                     : fmt::format("before every iteration, untimed: a {} MiB buffer zeroed (cache "
-                                   "flush) and C re-randomized, as mamf-finder does",
-                                   flush_bytes(backend) >> 20),
+      o.bench.rotate
+          ? std::string("inputs rotate through copies covering twice the last-level cache")
+          : fmt::format("before every iteration, untimed: a {} MiB buffer zeroed (cache "
+                        "flush) and C re-randomized, as mamf-finder does",
+                        flush_bytes(backend) >> 20),
       "random inputs in [-1, 1]",
       o.tuned ? fmt::format("--tuned: each shape tuned ({} finalists, the {} fastest confirmed "
                             "beside Default, numerical check {}), the winner measured beside "
@@ -148,7 +183,8 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
                             to_string(o.tuner.check))
               : std::string("solution: Default"),
   };
-  if (!o.results_file.empty()) header.measurement.push_back("solutions looked up in " + o.results_file);
+  if (!o.results_file.empty())
+    header.measurement.push_back("solutions looked up in " + o.results_file);
   if (result.efficiency) {
     header.measurement.push_back(fmt::format("peak: {:.1f} TFLOPS dense {} ({})",
                                              result.efficiency->peak_tflops, info(o.dtype).cli_name,
@@ -168,14 +204,41 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   observer.progress(progress);
   observer.text("Warming up the accelerator until timings settle ... ");
   const std::unique_ptr<Buffer> flush = backend.allocate(flush_bytes(backend));
-  {
-    auto d = resolve_solution(registry, props.backend, first, kDefaultSolutionName);
-    ShapeBench bench(backend, first, o.bench, d.solution->workspace_bytes(first), *flush);
-    result.warmup = warm_up(o.warmup, [&](double ms) {
-      const Measurement m = bench.run_for(*d.solution, ms);
-      if (!m.status) throw Error(__FILE__, __LINE__, "warm-up failed: " + m.status.error);
-      return tflops_of(first.flops(), m.stats).median;
-    }, g_stop);
+  if (o.warmup.max_seconds > 0) {
+    // On the first shape that runs and fits; one that does not is skipped by the sweep, with
+    // its note, wherever it stands.
+    std::unique_ptr<ShapeBench> bench;
+    std::unique_ptr<Solution> solution;
+    Problem problem = first;
+    for (std::size_t i = 0; i < shapes.size() && !bench; ++i) {
+      try {
+        problem = problem_for_shape(shapes[i], o.dtype);
+        auto d = resolve_solution(registry, props.backend, problem, kDefaultSolutionName);
+        if (!d.solution) continue;
+        bench = std::make_unique<ShapeBench>(backend, problem, o.bench,
+                                             d.solution->workspace_bytes(problem), *flush);
+        solution = std::move(d.solution);
+      } catch (const DeviceError&) {
+        throw;
+      } catch (const std::exception&) {
+        continue;  // does not fit: the sweep notes it
+      }
+    }
+    if (bench) {
+      result.warmup = warm_up(
+          o.warmup,
+          [&](double ms) {
+            const Measurement m = bench->run_for(*solution, ms);
+            if (!m.status) throw Error(__FILE__, __LINE__, "warm-up failed: " + m.status.error);
+            return tflops_of(problem.flops(), m.stats).median;
+          },
+          g_stop);
+    } else {
+      result.warmup.skipped = true;
+      result.warmup.skip_reason = "no shape can be measured";
+    }
+  } else {
+    result.warmup.skipped = true;
   }
   const std::string warm_line = format_warmup(result.warmup);
   observer.text(warm_line.substr(warm_line.find("... ") + 4));
@@ -209,7 +272,8 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
           tuned_now = true;
           if (report.fatal) throw DeviceError(__FILE__, __LINE__, report.error);
           if (!report.ok()) {
-            result.notes.push_back(fmt::format("{}: not tuned ({}); Default used", shape.text(), report.error));
+            result.notes.push_back(
+                fmt::format("{}: not tuned ({}); Default used", shape.text(), report.error));
           }
           name = report.ok() ? report.winner : std::string(kDefaultSolutionName);
         } else {
@@ -238,14 +302,19 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
         again.min_windows = 3;
         again.stable_windows = 3;
         again.max_seconds = 1;
-        warm_up(again, [&](double ms) {
-          return tflops_of(problem.flops(), bench.run_for(*def.solution, ms).stats).median;
-        }, g_stop);
+        warm_up(
+            again,
+            [&](double ms) {
+              return tflops_of(problem.flops(), bench.run_for(*def.solution, ms).stats).median;
+            },
+            g_stop);
       }
       const auto measure = [&](Solution& s) {
         const monitor::MeasurementWindow window(gpu.monitor.get());
         const Measurement m = bench.measure(s);
         if (!m.status) throw InputError(fmt::format("{} failed: {}", s.name(), m.status.error));
+        // A shape with no sample has no time: reporting (or storing) 0 would be a lie.
+        if (m.samples_ms.empty()) throw InputError(fmt::format("{}: no timed iteration", s.name()));
         return ShapeResult{shape, tflops_of(problem.flops(), m.stats), m.stats, s.name()};
       };
       const ShapeResult base = measure(*def.solution);
@@ -259,15 +328,20 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
         if (tuned.tflops.median > base.tflops.median) best_here = tuned;
       }
       if (store) {
-        std::vector<CandidateReport> candidates{candidate(base, best_here.solution == base.solution)};
+        std::vector<CandidateReport> candidates{
+            candidate(base, best_here.solution == base.solution)};
         if (best_here.solution != base.solution) candidates.push_back(candidate(best_here, true));
         store->append(environment,
-                      {problem.op_signature(), problem.params_signature(), best_here.solution,
-                       best_here.stats.median_ms, {}},
+                      {problem.op_signature(),
+                       problem.params_signature(),
+                       best_here.solution,
+                       best_here.stats.median_ms,
+                       {}},
                       candidates);
       }
     } catch (const DeviceError& e) {
-      result.notes.push_back(fmt::format("{}: the device failed ({}); sweep ended", shape.text(), e.message()));
+      result.notes.push_back(
+          fmt::format("{}: the device failed ({}); sweep ended", shape.text(), e.message()));
       observer.warning(result.notes.back());
       break;
     } catch (const std::exception& e) {
@@ -286,7 +360,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   // Sustained: hold the best shape (by mean, of the better series) for the window.
   const SweepSummary& best_series =
       result.has_tuned && result.tuned.best().mean > result.baseline.best().mean ? result.tuned
-                                                                               : result.baseline;
+                                                                                 : result.baseline;
   if (o.sustained_seconds > 0 && best_series.shapes() > 0 && !g_stop.load()) {
     const Shape shape = best_series.best_mean_shape();
     std::string solution_name;
@@ -320,7 +394,8 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
       result.sustained = s;
     }
   }
-  if (g_stop.load()) result.interrupted = result.interrupted || result.baseline.shapes() < result.planned_shapes;
+  if (g_stop.load())
+    result.interrupted = result.interrupted || result.baseline.shapes() < result.planned_shapes;
 
   result.elapsed_seconds = seconds_since(started);
   SummaryInfo summary;
@@ -343,16 +418,17 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   }
   observer.text(format_summary(summary));
 
+  // The run record first: a plot that cannot be written must not cost it.
+  if (store) {
+    store->record_run({command_line, describe(o), started_wall, std::chrono::system_clock::now(),
+                       result.interrupted ? "interrupted" : "ok"});
+  }
   if (!o.plot_file.empty()) {
     const std::string svg = plot_sweep(
         result.baseline.results(), result.tuned.results(), tuned_label,
         fmt::format("gemmtune mamf: {} on {}", info(o.dtype).cli_name, props.name),
         result.efficiency ? std::optional<double>(result.efficiency->peak_tflops) : std::nullopt);
     write_file_atomically(o.plot_file, svg);
-  }
-  if (store) {
-    store->record_run({command_line, describe(o), started_wall, std::chrono::system_clock::now(),
-                       result.interrupted ? "interrupted" : "ok"});
   }
   return result;
 }

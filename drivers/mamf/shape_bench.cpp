@@ -70,16 +70,16 @@ void ShapeBench::between_iterations(const Operands& operands) {
   }
 }
 
-Measurement ShapeBench::iterate(Solution& solution, int count, int skip) {
+Measurement ShapeBench::iterate(Solution& solution, std::int64_t count, std::int64_t skip) {
   Measurement m;
   // As mamf-finder.py times: each iteration runs as issued, its cache flush and C reset (two
   // more device operations) in front of it. The shapes it searches are long enough that the
   // host's launch time is not in the samples.
   auto timer = backend_.make_timer(TimingMode::Immediate);
   void* stream = backend_.stream();
-  int issued = 0;
+  std::int64_t issued = 0;
   while (issued < count && m.status) {
-    const int chunk = std::min(count - issued, kMaxChunk);
+    const int chunk = static_cast<int>(std::min<std::int64_t>(count - issued, kMaxChunk));
     int ran = 0;
     for (; ran < chunk && m.status; ++ran) {
       const Operands operands = operands_->next();
@@ -93,16 +93,18 @@ Measurement ShapeBench::iterate(Solution& solution, int count, int skip) {
     m.samples_ms.insert(m.samples_ms.end(), samples.begin(), samples.end());
     issued += ran;
   }
-  const auto drop = std::min<std::size_t>(static_cast<std::size_t>(std::max(skip, 0)),
+  const auto drop = std::min<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(skip, 0)),
                                           m.samples_ms.size());
-  m.samples_ms.erase(m.samples_ms.begin(), m.samples_ms.begin() + static_cast<std::ptrdiff_t>(drop));
+  m.samples_ms.erase(m.samples_ms.begin(),
+                     m.samples_ms.begin() + static_cast<std::ptrdiff_t>(drop));
   m.stats = summarize(m.samples_ms);
   return m;
 }
 
 Measurement ShapeBench::measure(Solution& solution) {
-  const int timed = std::max(options_.iterations, 1);
-  const int warm = std::max(options_.warmup_iterations, 0);
+  // In 64 bits: two counts near INT_MAX would wrap to a negative total, and nothing would run.
+  const std::int64_t timed = std::max(options_.iterations, 1);
+  const std::int64_t warm = std::max(options_.warmup_iterations, 0);
   return iterate(solution, warm + timed, warm);
 }
 

@@ -32,7 +32,7 @@ Problem problem_for_shape(const Shape& shape, DType dtype);
 struct BenchOptions {
   int warmup_iterations = 50;
   int iterations = 100;
-  bool rotate = false;           // rotate operand copies instead of flushing the cache
+  bool rotate = false;  // rotate operand copies instead of flushing the cache
   std::uint64_t seed = 42;
   double memory_fraction = 0.8;  // of the backend's available memory
 };
@@ -59,7 +59,8 @@ class ShapeBench {
 
  private:
   // Runs `count` iterations and returns the samples of all but the first `skip`.
-  Measurement iterate(Solution& solution, int count, int skip);
+  // 64-bit counts: --num_warmup_iterations + --num_iterations may exceed INT_MAX.
+  Measurement iterate(Solution& solution, std::int64_t count, std::int64_t skip);
   void between_iterations(const Operands& operands);
 
   Backend& backend_;

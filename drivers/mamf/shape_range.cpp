@@ -19,17 +19,32 @@ std::vector<std::int64_t> expand(const DimSpec& spec) {
     }
     auto [start, stop, step] = std::tuple{spec.range[0], spec.range[1], spec.range[2]};
     if (step <= 0) throw InputError(fmt::format("--{}_range: STEP must be positive", spec.name));
-    if (start < 0) throw InputError(fmt::format("--{}_range: START must not be negative", spec.name));
+    if (start < 0)
+      throw InputError(fmt::format("--{}_range: START must not be negative", spec.name));
     if (start == 0) start = step;  // a dimension cannot be 0
-    for (std::int64_t v = start; v < stop; v += step) out.push_back(v);
-    if (out.empty()) {
+    if (start >= stop) {
       throw InputError(fmt::format("--{}_range {} {} {} holds no value (the stop is excluded)",
                                    spec.name, spec.range[0], spec.range[1], spec.range[2]));
     }
+    // Counted, not stepped: `v += step` past INT64_MAX would wrap and never reach the stop.
+    // stop - start cannot overflow (0 < start < stop), and start + i * step stays below the stop.
+    const std::int64_t count = (stop - start - 1) / step + 1;
+    if (count > kMaxValuesPerDim) {
+      throw InputError(fmt::format(
+          "--{}_range {} {} {} holds {} values, more than the {} a "
+          "dimension may have",
+          spec.name, spec.range[0], spec.range[1], spec.range[2], count, kMaxValuesPerDim));
+    }
+    out.reserve(static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i) out.push_back(start + i * step);
     return out;
   }
   if (spec.values.empty()) {
     throw InputError(fmt::format("give --{0} or --{0}_range", spec.name));
+  }
+  if (spec.values.size() > static_cast<std::size_t>(kMaxValuesPerDim)) {
+    throw InputError(fmt::format("--{}: {} values, more than the {} a dimension may have",
+                                 spec.name, spec.values.size(), kMaxValuesPerDim));
   }
   for (const auto v : spec.values) {
     if (v <= 0) throw InputError(fmt::format("--{}: {} is not a positive dimension", spec.name, v));
@@ -44,10 +59,23 @@ std::string describe_ranges(const DimSpec& m, const DimSpec& n, const DimSpec& k
   return fmt::format("{} | {} | {}", one(m), one(n), one(k));
 }
 
-std::string Shape::text() const { return fmt::format("{}x{}x{}", m, n, k); }
+std::string Shape::text() const {
+  return fmt::format("{}x{}x{}", m, n, k);
+}
 
 std::vector<Shape> make_shapes(const DimSpec& m, const DimSpec& n, const DimSpec& k) {
   const auto ms = expand(m), ns = expand(n), ks = expand(k);
+  // Each count is at most kMaxValuesPerDim (1e6), so the product fits in 64 bits before the cap.
+  const auto shapes = static_cast<std::uint64_t>(ms.size()) * ns.size() * ks.size();
+  if (shapes > static_cast<std::uint64_t>(kMaxShapes)) {
+    const auto option = [](const DimSpec& d) {
+      return "--" + d.name + (d.is_range() ? "_range" : "");
+    };
+    throw InputError(fmt::format(
+        "{} x {} x {} = {} shapes ({} {} {}), more than the {} a sweep may "
+        "have",
+        ms.size(), ns.size(), ks.size(), shapes, option(m), option(n), option(k), kMaxShapes));
+  }
   std::vector<Shape> out;
   out.reserve(ms.size() * ns.size() * ks.size());
   for (const auto mv : ms) {

@@ -4,8 +4,10 @@
 // Contract (mamf-finder's, numpy.arange semantics): a range yields START, START+STEP, ... while
 // below STOP (the stop is excluded); a START of 0 becomes STEP, because a dimension cannot be 0.
 // A range needs exactly three values and a positive step; every value of a list must be positive.
-// Violations are InputErrors naming the option. Shapes are visited M outermost, then N, then K,
-// as mamf-finder's nested loops do.
+// A dimension holds at most kMaxValuesPerDim values and a sweep at most kMaxShapes shapes, so that
+// a mistyped range is an error, not an endless loop or an exhausted memory. Violations are
+// InputErrors naming the option. Shapes are visited M outermost, then N, then K, as
+// mamf-finder's nested loops do.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +16,13 @@
 
 namespace gemmtune::mamf {
 
+// Far above any real sweep (mamf-finder's largest, 0..20480 step 256 in all three, is 79^3 ~ 0.5M
+// shapes), yet small enough that the shape list fits in memory (24 bytes a shape).
+inline constexpr std::int64_t kMaxValuesPerDim = 1'000'000;
+inline constexpr std::int64_t kMaxShapes = 10'000'000;
+
 struct DimSpec {
-  std::string name;                 // "m", "n" or "k", for messages
+  std::string name;                  // "m", "n" or "k", for messages
   std::vector<std::int64_t> values;  // --m / --n / --k, when given
   std::vector<std::int64_t> range;   // --m_range START STOP STEP, when given
   bool is_range() const { return !range.empty(); }
@@ -29,8 +36,9 @@ std::string describe_ranges(const DimSpec& m, const DimSpec& n, const DimSpec& k
 
 struct Shape {
   std::int64_t m = 0, n = 0, k = 0;
-  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) *
-                                static_cast<double>(k); }
+  double flops() const {
+    return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  }
   std::string text() const;  // "256x4096x4096" (MxNxK)
   friend bool operator==(const Shape&, const Shape&) = default;
 };

@@ -84,7 +84,11 @@ FaultInjection FaultInjection::from_environment() {
 }
 
 int run_worker(const TuneOptions& options, const FaultInjection& faults) {
+  // The coordinator alone decides when a worker stops (it closes the input, or kills it on a
+  // second request). A Ctrl-C, or the SIGTERM that timeout and Slurm send to the whole process
+  // group, must not kill the problem in flight here: the coordinator lets it finish.
   std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGTERM, SIG_IGN);
   const Channel channel;
   using Kind = WorkerMessage::Kind;
 

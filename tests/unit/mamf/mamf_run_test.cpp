@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <sstream>
 
@@ -58,11 +59,16 @@ TEST(MamfRun, ReportsEveryShapeAndTheSummaryInMamfFindersLayout) {
   EXPECT_EQ(r.baseline.shapes(), 3);
   EXPECT_FALSE(r.has_tuned);
   EXPECT_FALSE(r.interrupted);
-  const std::regex line(R"(\n     [123] \|\s+[\d.]+\(mean\)\s+[\d.]+\(median\)\s+[\d.]+\(max\) @ (32|64|96)x48x40\s+\| best: )");
-  EXPECT_EQ(std::distance(std::sregex_iterator(c.out.begin(), c.out.end(), line), std::sregex_iterator()), 3)
+  const std::regex line(
+      R"(\n     [123] \|\s+[\d.]+\(mean\)\s+[\d.]+\(median\)\s+[\d.]+\(max\) @ (32|64|96)x48x40\s+\| best: )");
+  EXPECT_EQ(
+      std::distance(std::sregex_iterator(c.out.begin(), c.out.end(), line), std::sregex_iterator()),
+      3)
       << c.out;
-  for (const char* s : {"** Command line:\ngemmtune mamf --test", "** Dtype: float32", "Warming up the accelerator until timings settle ... ",
-                        "Tried 3 shapes => the best outcomes were:", "Across 3 shapes in range: m=[0, 97, 32] | n=[48] | k=[40] in this run:",
+  for (const char* s : {"** Command line:\ngemmtune mamf --test", "** Dtype: float32",
+                        "Warming up the accelerator until timings settle ... ",
+                        "Tried 3 shapes => the best outcomes were:",
+                        "Across 3 shapes in range: m=[0, 97, 32] | n=[48] | k=[40] in this run:",
                         "arithmetic mean: ", "geometric mean:  ", "Elapsed time: 0:00:"}) {
     EXPECT_NE(c.out.find(s), std::string::npos) << s << "\n" << c.out;
   }
@@ -90,7 +96,8 @@ TEST(MamfRun, TunedSeriesStoreAndPlot) {
   EXPECT_NE(c.out.find(" tuned |"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("With the tuned solution per shape (Default above):"), std::string::npos);
   EXPECT_NE(c.out.find("Efficiency against the 1.0 TFLOPS dense float32 peak (--peak-tflops)"),
-            std::string::npos) << c.out;
+            std::string::npos)
+      << c.out;
   auto store = open_results_store(o.store_file);
   const auto tables = store->load();
   ASSERT_EQ(tables.size(), 1u);
@@ -153,6 +160,80 @@ TEST(MamfRun, BadOptionsFailBeforeMeasuring) {
   o = small();
   o.results_file = "/nonexistent/results.csv";
   EXPECT_THROW(run_mamf(o, c, "x"), InputError);
+}
+
+// A misspelt --results is an error naming it, and no empty database is left in its place.
+TEST(MamfRun, AMissingResultsFileIsAnErrorAndCreatesNothing) {
+  const auto file = temp("typo.db");
+  MamfOptions o = small();
+  o.results_file = file.string();
+  Capture c;
+  try {
+    run_mamf(o, c, "x");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--results " + file.string()), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(file));
+}
+
+// --plot's directory is made before the sweep (as --output_file's is), and one that cannot be
+// made is an error before anything is measured.
+TEST(MamfRun, PlotDirectoryIsMadeOrRefusedBeforeTheSweep) {
+  const auto dir = temp("plotdir");
+  MamfOptions o = small();
+  o.warmup.max_seconds = 0;
+  o.plot_file = (dir / "sub" / "p.svg").string();
+  Capture c;
+  run_mamf(o, c, "x");
+  EXPECT_TRUE(std::filesystem::exists(o.plot_file));
+  std::filesystem::remove_all(dir);
+
+  o.plot_file = "/proc/no/such/dir/p.svg";
+  Capture refused;
+  try {
+    run_mamf(o, refused, "x");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--plot"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(refused.out.empty());
+}
+
+// A first shape that does not fit is skipped with the same note as a later one, with or without
+// the warm-up (which then runs on the first shape that fits).
+TEST(MamfRun, AFirstShapeThatDoesNotFitIsSkippedWithANote) {
+  for (const double warmup : {0.0, 0.2}) {
+    MamfOptions o = small();
+    o.warmup.max_seconds = warmup;
+    o.m = {"m", {std::int64_t{1} << 40, 32}, {}};
+    Capture c;
+    const MamfResult r = run_mamf(o, c, "x");
+    EXPECT_EQ(r.planned_shapes, 2);
+    EXPECT_EQ(r.baseline.shapes(), 1) << warmup;
+    ASSERT_EQ(c.warnings.size(), 1u) << warmup;
+    EXPECT_NE(c.warnings[0].find("not measured"), std::string::npos) << c.warnings[0];
+    EXPECT_EQ(r.warmup.skipped, warmup == 0);
+  }
+}
+
+// A shape too large to describe is not the dtype's fault: the note gives the real reason.
+TEST(MamfRun, AnOversizedShapeDoesNotBlameTheDtype) {
+  MamfOptions o = small();
+  o.warmup.max_seconds = 0;
+  o.m = {"m", {std::numeric_limits<std::int64_t>::max()}, {}};
+  Capture c;
+  MamfResult r;
+  try {
+    r = run_mamf(o, c, "x");
+  } catch (const std::exception& e) {
+    FAIL() << e.what();
+  }
+  EXPECT_EQ(r.baseline.shapes(), 0);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0].find("--dtype"), std::string::npos) << c.warnings[0];
+  EXPECT_NE(c.warnings[0].find("not measured"), std::string::npos) << c.warnings[0];
 }
 
 }  // namespace

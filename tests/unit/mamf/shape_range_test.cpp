@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "tuner/error.hpp"
 
 namespace gemmtune::mamf {
@@ -11,7 +13,9 @@ namespace {
 DimSpec range(std::string name, std::int64_t a, std::int64_t b, std::int64_t c) {
   return {std::move(name), {}, {a, b, c}};
 }
-DimSpec list(std::string name, std::vector<std::int64_t> v) { return {std::move(name), v, {}}; }
+DimSpec list(std::string name, std::vector<std::int64_t> v) {
+  return {std::move(name), v, {}};
+}
 
 TEST(ShapeRange, StartZeroBecomesTheStepAndTheStopIsExcluded) {
   const auto v = expand(range("m", 0, 20480, 256));
@@ -30,13 +34,13 @@ TEST(ShapeRange, ListsAreTakenAsGiven) {
 }
 
 TEST(ShapeRange, MalformedSpecsAreInputErrors) {
-  EXPECT_THROW(expand({"m", {}, {0, 100}}), InputError);       // two values
-  EXPECT_THROW(expand(range("m", 0, 100, 0)), InputError);     // zero step
-  EXPECT_THROW(expand(range("m", 0, 100, -4)), InputError);    // negative step
-  EXPECT_THROW(expand(range("m", 512, 512, 256)), InputError); // empty: stop excluded
-  EXPECT_THROW(expand(list("m", {})), InputError);             // nothing given
-  EXPECT_THROW(expand(list("m", {64, 0})), InputError);        // a zero dimension
-  EXPECT_THROW(expand({"m", {64}, {0, 128, 64}}), InputError); // both forms
+  EXPECT_THROW(expand({"m", {}, {0, 100}}), InputError);        // two values
+  EXPECT_THROW(expand(range("m", 0, 100, 0)), InputError);      // zero step
+  EXPECT_THROW(expand(range("m", 0, 100, -4)), InputError);     // negative step
+  EXPECT_THROW(expand(range("m", 512, 512, 256)), InputError);  // empty: stop excluded
+  EXPECT_THROW(expand(list("m", {})), InputError);              // nothing given
+  EXPECT_THROW(expand(list("m", {64, 0})), InputError);         // a zero dimension
+  EXPECT_THROW(expand({"m", {64}, {0, 128, 64}}), InputError);  // both forms
   try {
     expand(range("k", 0, 100, 0));
     FAIL();
@@ -58,6 +62,34 @@ TEST(ShapeRange, ShapesAreVisitedMOuterThenNThenK) {
 TEST(ShapeRange, RangeInfoReadsLikeMamfFinders) {
   EXPECT_EQ(describe_ranges(range("m", 0, 20480, 256), list("n", {4096}), list("k", {4096})),
             "m=[0, 20480, 256] | n=[4096] | k=[4096]");
+}
+
+// A step that would carry past INT64_MAX ends the range instead of wrapping around forever.
+TEST(ShapeRange, RangesNearTheLimitDoNotOverflow) {
+  constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(expand(range("m", 1, max, std::int64_t{1} << 62)),
+            (std::vector<std::int64_t>{1, (std::int64_t{1} << 62) + 1}));
+  EXPECT_EQ(expand(range("m", max - 1, max, 5)), (std::vector<std::int64_t>{max - 1}));
+}
+
+// Too many values in one dimension, or too many shapes in all, is an error naming the option,
+// not an endless loop or an exhausted memory.
+TEST(ShapeRange, HugeSweepsAreInputErrorsNamingTheOption) {
+  try {
+    expand(range("m", 1, 100000000000, 1));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--m_range"), std::string::npos) << e.what();
+  }
+  try {
+    make_shapes(list("m", {64}), range("n", 0, 1000000, 1), range("k", 0, 100000, 1));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--n_range"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--k_range"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(expand(range("m", 0, kMaxValuesPerDim, 1)).size(),
+            static_cast<std::size_t>(kMaxValuesPerDim - 1));
 }
 
 }  // namespace

@@ -1,0 +1,90 @@
+// Numeric options refuse nan and inf (CLI11's own range checks let nan through), and the error
+// names the option; --workspace-mb has an upper bound, so that its cast to bytes stays in range.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/app.hpp"
+#include "cli/number_checks.hpp"
+
+namespace gemmtune::cli {
+namespace {
+
+// Parses `gemmtune ARGS`; returns the usage error's message, or "" when the line was accepted.
+// Only lines that fail validation are given, so no subcommand ever runs.
+std::string usage_error(std::vector<std::string> args) {
+  const auto app = make_app();
+  std::vector<const char*> argv{"gemmtune"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  try {
+    app->parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ValidationError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(NumberChecks, RefuseWhatIsNotAFiniteNumberInRange) {
+  std::string text = "nan";
+  const auto non_negative = finite_non_negative();
+  for (const std::string bad : {"nan", "NaN", "-nan", "inf", "-inf", "-1", "abc"}) {
+    text = bad;
+    EXPECT_FALSE(non_negative(text).empty()) << bad;
+  }
+  for (const std::string good : {"0", "1.5", "1e3"}) {
+    text = good;
+    EXPECT_EQ(non_negative(text), "") << good;
+  }
+  text = "0";
+  EXPECT_FALSE(finite_positive()(text).empty());
+  text = "100.5";
+  EXPECT_FALSE(finite_range(0, 100)(text).empty());
+  text = "100";
+  EXPECT_EQ(finite_range(0, 100)(text), "");
+}
+
+// Every floating option of tune, bench and mamf: nan is a usage error naming the option.
+TEST(NumberOptions, NanIsAUsageErrorNamingTheOption) {
+  const std::vector<std::string> tuning = {"--max-tuning-duration-ms", "--max-warmup-duration-ms",
+                                           "--rotating-buffer-mb",     "--settle-ms",
+                                           "--min-gain-percent",       "--workspace-mb"};
+  std::vector<std::vector<std::string>> lines;
+  for (const auto& o : tuning) {
+    lines.push_back({"tune", "--problem", "x", o, "nan"});
+    lines.push_back({"bench", "w.json", o, "nan"});
+  }
+  lines.push_back({"tune", "--problem", "x", "--problem-timeout-s", "nan"});
+  for (const std::string o : {"--warmup-ms", "--peak-tflops", "--peak-bandwidth-gb-s"}) {
+    lines.push_back({"bench", "w.json", o, "nan"});
+  }
+  for (const std::string o : {"--sustained", "--max-warmup-seconds", "--peak-tflops"}) {
+    lines.push_back({"mamf", "--m", "64", "--n", "64", "--k", "64", o, "nan"});
+    lines.push_back({"mamf", "--m", "64", "--n", "64", "--k", "64", o, "inf"});
+  }
+  for (const auto& line : lines) {
+    const std::string& option = line[line.size() - 2];
+    const std::string error = usage_error(line);
+    EXPECT_NE(error.find(option), std::string::npos)
+        << line[0] << " " << option << " " << line.back() << ": '" << error << "'";
+  }
+}
+
+// Counts near INT_MAX would overflow warm + timed; they are refused, naming the option.
+TEST(NumberOptions, MamfIterationsAreBounded) {
+  for (const std::string o : {"--num_iterations", "--num_warmup_iterations"}) {
+    EXPECT_NE(usage_error({"mamf", "--m", "64", "--n", "64", "--k", "64", o, "2147483647"}).find(o),
+              std::string::npos);
+  }
+}
+
+TEST(NumberOptions, WorkspaceIsBounded) {
+  EXPECT_NE(
+      usage_error({"tune", "--problem", "x", "--workspace-mb", "1e30"}).find("--workspace-mb"),
+      std::string::npos);
+  EXPECT_NE(usage_error({"bench", "w.json", "--workspace-mb", "1048577"}).find("--workspace-mb"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gemmtune::cli
