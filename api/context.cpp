@@ -7,15 +7,21 @@ using namespace context_flags;
 
 std::string_view to_string(Source source) {
   switch (source) {
-    case Source::Tuned: return "tuned";
-    case Source::Fallback: return "fallback";
-    case Source::Untuned: return "untuned";
-    case Source::Disabled: return "disabled";
+    case Source::Tuned:
+      return "tuned";
+    case Source::Fallback:
+      return "fallback";
+    case Source::Untuned:
+      return "untuned";
+    case Source::Disabled:
+      return "disabled";
   }
   return "?";
 }
 
-std::string_view library_version() { return gemmtune_version(); }
+std::string_view library_version() {
+  return gemmtune_version();
+}
 
 // ---- Context ------------------------------------------------------------------------------
 
@@ -23,8 +29,8 @@ Context::Context() : Context(Options::from_environment()) {}
 Context::Context(Options options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 Context::~Context() = default;
 
-RunStatus Context::gemm(const Problem& problem, const void* a, const void* b, void* c,
-                        double alpha, double beta, void* stream) {
+RunStatus Context::gemm(const Problem& problem, const void* a, const void* b, void* c, double alpha,
+                        double beta, void* stream) {
   Operands ops;
   ops.a = a;
   ops.b = b;
@@ -38,7 +44,9 @@ RunStatus Context::gemm(const Problem& problem, const Operands& operands, void* 
   return impl_->gemm(problem, operands, stream);
 }
 
-Lookup Context::lookup(const Problem& problem) const { return impl_->lookup(problem); }
+Lookup Context::lookup(const Problem& problem) const {
+  return impl_->lookup(problem);
+}
 
 void Context::add_provider(std::shared_ptr<SolutionProvider> provider) {
   impl_->session.registry->add(std::move(provider));
@@ -56,23 +64,39 @@ void set_flag(std::atomic<unsigned>& flags, unsigned bit, bool on) {
 }
 }  // namespace
 
-void Context::enable(bool on) { set_flag(impl_->flags, kEnabled, on); }
-bool Context::is_enabled() const { return (impl_->flags.load() & kEnabled) != 0; }
-void Context::tuning_enable(bool on) { set_flag(impl_->flags, kTuning, on); }
-bool Context::tuning_is_enabled() const { return (impl_->flags.load() & kTuning) != 0; }
-void Context::record_untuned_enable(bool on) { set_flag(impl_->flags, kRecord, on); }
-bool Context::record_untuned_is_enabled() const { return (impl_->flags.load() & kRecord) != 0; }
-void Context::set_verbose(bool on) { set_flag(impl_->flags, kVerbose, on); }
-bool Context::is_verbose() const { return impl_->verbose(); }
+void Context::enable(bool on) {
+  set_flag(impl_->flags, kEnabled, on);
+}
+bool Context::is_enabled() const {
+  return (impl_->flags.load() & kEnabled) != 0;
+}
+void Context::tuning_enable(bool on) {
+  set_flag(impl_->flags, kTuning, on);
+}
+bool Context::tuning_is_enabled() const {
+  return (impl_->flags.load() & kTuning) != 0;
+}
+void Context::record_untuned_enable(bool on) {
+  set_flag(impl_->flags, kRecord, on);
+}
+bool Context::record_untuned_is_enabled() const {
+  return (impl_->flags.load() & kRecord) != 0;
+}
+void Context::set_verbose(bool on) {
+  set_flag(impl_->flags, kVerbose, on);
+}
+bool Context::is_verbose() const {
+  return impl_->verbose();
+}
 
-#define GEMMTUNE_SETTING(setter, getter, type, field)        \
-  void Context::setter(type value) {                         \
-    const std::lock_guard lock(impl_->settings_mutex);       \
-    impl_->options.field = value;                            \
-  }                                                          \
-  type Context::getter() const {                             \
-    const std::lock_guard lock(impl_->settings_mutex);       \
-    return impl_->options.field;                             \
+#define GEMMTUNE_SETTING(setter, getter, type, field)  \
+  void Context::setter(type value) {                   \
+    const std::lock_guard lock(impl_->settings_mutex); \
+    impl_->options.field = value;                      \
+  }                                                    \
+  type Context::getter() const {                       \
+    const std::lock_guard lock(impl_->settings_mutex); \
+    return impl_->options.field;                       \
   }
 GEMMTUNE_SETTING(set_max_tuning_duration, max_tuning_duration, double, max_tuning_duration_ms)
 GEMMTUNE_SETTING(set_max_tuning_iterations, max_tuning_iterations, int, max_tuning_iterations)
@@ -126,7 +150,9 @@ void Context::write_file(std::string_view filename) {
   impl_->write(filename.empty() ? this->filename() : std::string(filename));
 }
 
-void Context::write_file_on_exit(bool on) { impl_->write_on_exit.store(on); }
+void Context::write_file_on_exit(bool on) {
+  impl_->write_on_exit.store(on);
+}
 
 TuneFileReport Context::tune_file(std::string_view untuned_filename) {
   TuneFileReport report;
@@ -149,16 +175,17 @@ TuneFileReport Context::tune_file(std::string_view untuned_filename) {
       ++report.already_tuned;
       continue;
     }
-    const api::Entry* e = impl_->tune_once(u.problem, h);
+    // An explicit request: a problem whose online tuning failed is tried again.
+    const api::Entry* e = impl_->tune_once(u.problem, h, /*retry_failed=*/true);
     if (e != nullptr && e->kind == api::EntryKind::Result) {
       ++report.tuned;
       continue;
     }
     const std::lock_guard lock(impl_->writer);
     const auto it = impl_->tuning_errors.find(u.problem);
-    report.failed.push_back(fmt::format("{},{}: {}", u.op_signature, u.params_signature,
-                                        it != impl_->tuning_errors.end() ? it->second
-                                                                         : "not tuned"));
+    report.failed.push_back(
+        fmt::format("{},{}: {}", u.op_signature, u.params_signature,
+                    it != impl_->tuning_errors.end() ? it->second : "not tuned"));
   }
   return report;
 }
@@ -182,8 +209,14 @@ LoadReport Context::load_report() const {
   return impl_->load_report;
 }
 
-std::string_view Context::backend() const { return impl_->backend_name; }
-int Context::device() const { return impl_->options.device; }
-std::string Context::device_name() const { return impl_->session.backend->properties().name; }
+std::string_view Context::backend() const {
+  return impl_->backend_name;
+}
+int Context::device() const {
+  return impl_->options.device;
+}
+std::string Context::device_name() const {
+  return impl_->session.backend->properties().name;
+}
 
 }  // namespace gemmtune

@@ -3,6 +3,7 @@
 // contract and api/lookup_table.hpp for the hot path.
 #include "api/context_impl.hpp"
 
+#include "api/problem_key.hpp"
 #include "tuner/unrunnable_solution.hpp"
 
 namespace gemmtune {
@@ -27,8 +28,8 @@ Context::Impl::Impl(Options o) : options(std::move(o)) {
               (options.record_untuned ? kRecord : 0) | (options.verbose ? kVerbose : 0));
   write_on_exit.store(options.write_file_on_exit);
   // The application's thread stays on its own device; what needs ours holds make_current().
-  session = open_backend(parse_backend_kind(options.backend), options.device,
-                         CurrentDevice::Callers);
+  session =
+      open_backend(parse_backend_kind(options.backend), options.device, CurrentDevice::Callers);
   for (const auto& provider : options.providers) session.registry->add(provider);
   backend_name = session.backend->properties().backend;
   environment = collect_environment(*session.backend);
@@ -43,11 +44,11 @@ Context::Impl::Impl(Options o) : options(std::move(o)) {
   results_path = ordinal(options.filename);
   recorder.set_path(ordinal(options.untuned_filename));
   if (verbose()) {
-    log(fmt::format("{} device {} ({}); results {}, untuned {}; enabled={} tuning={} "
+    log(
+        fmt::format("{} device {} ({}); results {}, untuned {}; enabled={} tuning={} "
                     "record_untuned={}",
-                    backend_name, options.device, session.backend->properties().name,
-                    results_path, recorder.path(), options.enabled, options.tuning,
-                    options.record_untuned));
+                    backend_name, options.device, session.backend->properties().name, results_path,
+                    recorder.path(), options.enabled, options.tuning, options.record_untuned));
   }
   load(results_path);
 }
@@ -81,15 +82,16 @@ void Context::Impl::log(std::string_view message) const {
 
 // ---- hot path -----------------------------------------------------------------------------
 
-RunStatus Context::Impl::gemm(const Problem& p, const Operands& ops, void* stream) {
+RunStatus Context::Impl::gemm(const Problem& caller, const Operands& ops, void* stream) {
+  Problem scratch;
+  const Problem& p = api::lookup_key(caller, scratch);  // the same layout, as files spell it
   const std::uint64_t h = api::fast_hash(p);
   const unsigned f = flags.load(std::memory_order_relaxed);
   api::Entry* e = current()->find(p, h);
   const bool needs_slow_path =
-      e == nullptr ||
-      ((f & kEnabled) && e->kind == api::EntryKind::Untuned &&
-       (((f & kTuning) && !e->tuning_attempted.load(std::memory_order_relaxed)) ||
-        ((f & kRecord) && !e->recorded.load(std::memory_order_relaxed))));
+      e == nullptr || ((f & kEnabled) && e->kind == api::EntryKind::Untuned &&
+                       (((f & kTuning) && !e->tuning_attempted.load(std::memory_order_relaxed)) ||
+                        ((f & kRecord) && !e->recorded.load(std::memory_order_relaxed))));
   if (needs_slow_path) e = slow_path(p, h, stream);
   const api::Resolved& r = resolve(*e, (f & kEnabled) == 0);
   try {
@@ -104,8 +106,8 @@ RunStatus Context::Impl::gemm(const Problem& p, const Operands& ops, void* strea
     with_workspace.workspace_bytes = lease.bytes();
     return r.solution->run(p, with_workspace, stream);
   } catch (const std::exception& ex) {
-    return RunStatus::failure(fmt::format("{} on {}: {}", r.solution->name(), signature(p),
-                                          ex.what()));
+    return RunStatus::failure(
+        fmt::format("{} on {}: {}", r.solution->name(), signature(p), ex.what()));
   }
 }
 
@@ -128,10 +130,12 @@ RunStatus Context::Impl::run_without_workspace(api::Entry& e, const api::Resolve
   return d.solution->run(e.problem, ops, stream);
 }
 
-Lookup Context::Impl::lookup(const Problem& p) {
+Lookup Context::Impl::lookup(const Problem& caller) {
   if ((flags.load(std::memory_order_relaxed) & kEnabled) == 0) {
     return {kDefaultSolutionName, Source::Disabled};
   }
+  Problem scratch;
+  const Problem& p = api::lookup_key(caller, scratch);
   api::Entry* e = current()->find(p, api::fast_hash(p));
   if (e == nullptr || e->kind == api::EntryKind::Untuned) {
     return {kDefaultSolutionName, Source::Untuned};
@@ -151,9 +155,9 @@ const api::Resolved& Context::Impl::resolve(api::Entry& e, bool default_only) {
     const auto on_device = session.backend->make_current();  // rebuilding asks the device
     rs = resolve_solution(*session.registry, backend_name, e.problem, name);
   } catch (const std::exception& ex) {
-    rs.solution.reset();
-    rs.fell_back = true;
-    rs.warning = fmt::format("{}: resolving '{}' failed: {}", signature(e.problem), name, ex.what());
+    // A provider that throws while rebuilding the name is one more reason the name cannot run
+    // here: Default runs, as for any other, unless it is Default that threw.
+    rs = resolve_default_after_throw(e.problem, name, ex.what());
   }
   if (rs.fell_back && (e.kind == api::EntryKind::Result || rs.solution == nullptr)) {
     log(rs.warning);
@@ -162,8 +166,8 @@ const api::Resolved& Context::Impl::resolve(api::Entry& e, bool default_only) {
     // Not even Default can run the problem here: every run fails with the reason, so the hot path
     // never meets a null solution.
     rs.solution = std::make_unique<UnrunnableSolution>(
-        std::string(name), rs.warning.empty() ? "no solution can run this problem here"
-                                              : rs.warning);
+        std::string(name),
+        rs.warning.empty() ? "no solution can run this problem here" : rs.warning);
   }
   api::Resolved& storage = default_only ? e.fallback_storage : e.chosen_storage;
   storage.solution = rs.solution.get();
@@ -177,6 +181,24 @@ const api::Resolved& Context::Impl::resolve(api::Entry& e, bool default_only) {
   (default_only ? e.fallback_owner : e.chosen_owner) = std::move(rs.solution);
   slot.store(&storage, std::memory_order_release);
   return storage;
+}
+
+ResolvedSolution Context::Impl::resolve_default_after_throw(const Problem& p, std::string_view name,
+                                                            std::string_view why) {
+  ResolvedSolution rs;
+  rs.fell_back = true;
+  rs.warning = fmt::format("{}: resolving '{}' failed: {}", signature(p), name, why);
+  if (name == kDefaultSolutionName) return rs;
+  try {
+    const auto on_device = session.backend->make_current();
+    ResolvedSolution d = resolve_solution(*session.registry, backend_name, p, kDefaultSolutionName);
+    rs.solution = std::move(d.solution);
+    if (rs.solution == nullptr) rs.warning += fmt::format("; and {}", d.warning);
+  } catch (const std::exception& ex) {
+    rs.warning += fmt::format("; and resolving {} failed too: {}", kDefaultSolutionName, ex.what());
+  }
+  if (rs.solution != nullptr) rs.warning += fmt::format("; using {}", kDefaultSolutionName);
+  return rs;
 }
 
 // ---- slow path ----------------------------------------------------------------------------
@@ -236,22 +258,31 @@ api::Entry* Context::Impl::slow_path(const Problem& p, std::uint64_t h, void* st
       // capture: Default goes into the graph, and the first call outside a capture tunes.
       maybe_record(*e, f);
       if (!capture_tuning_warned.exchange(true) || verbose()) {
-        log(fmt::format("{}: not tuned during a CUDA graph capture; Default runs in the graph, "
+        log(
+            fmt::format("{}: not tuned during a CUDA graph capture; Default runs in the graph, "
                         "and the first call outside a capture tunes it",
                         signature(p)));
       }
       return e;
     }
   }
-  api::Entry* tuned = tune_once(p, h);
+  api::Entry* tuned = tune_once(p, h, /*retry_failed=*/false);
   return tuned != nullptr ? tuned : e;
 }
 
-api::Entry* Context::Impl::tune_once(const Problem& p, std::uint64_t h) {
+api::Entry* Context::Impl::tune_once(const Problem& p, std::uint64_t h, bool retry_failed) {
   std::promise<api::Entry*> promise;
   std::shared_future<api::Entry*> in_flight;
   {
     const std::lock_guard lock(writer);
+    // The caller looked before, under an earlier hold of the lock (or none); a tuning may have
+    // finished since, published its entry and left `inflight`. Without this second look the
+    // problem would be tuned, and its line appended, twice.
+    if (api::Entry* e = current()->find(p, h);
+        e != nullptr &&
+        (e->kind == api::EntryKind::Result || (!retry_failed && e->tuning_attempted.load()))) {
+      return e;
+    }
     if (auto it = inflight.find(p); it != inflight.end()) {
       in_flight = it->second;
     } else {
@@ -288,16 +319,24 @@ api::Entry* Context::Impl::tune_and_publish(const Problem& p, std::uint64_t h) {
       error = ex.what();
     }
   }
+  // The file lock before the writer lock, the order write() takes them in: the winner is either in
+  // the snapshot write() puts in place of the file, or appended after it is in place.
+  std::unique_lock file(file_mutex, std::defer_lock);
+  if (error.empty()) file.lock();
   const std::lock_guard lock(writer);
   if (error.empty()) {
-    api::Entry* r = add_entry(p, h, api::EntryKind::Result, report.winner,
-                              report.winner_stats.median_ms);
+    api::Entry* r =
+        add_entry(p, h, api::EntryKind::Result, report.winner, report.winner_stats.median_ms);
     publish(r);
     tuning_errors.erase(p);
-    const ResultEntry line{p.op_signature(), p.params_signature(), report.winner,
-                           report.winner_stats.median_ms, {}};
-    master.upsert(line);
-    append_result(line, report.candidates);
+    if (api::signature_expresses(p)) {
+      const ResultEntry line{
+          p.op_signature(), p.params_signature(), report.winner, report.winner_stats.median_ms, {}};
+      master.upsert(line);
+      append_result(line, report.candidates);
+    } else {
+      say_kept_in_memory(p);
+    }
     if (verbose()) {
       log(fmt::format("tuned {}: {} ({} ms, {:.2f}x over Default)", signature(p), report.winner,
                       format_time_ms(report.winner_stats.median_ms),
@@ -315,6 +354,11 @@ api::Entry* Context::Impl::tune_and_publish(const Problem& p, std::uint64_t h) {
 
 void Context::Impl::maybe_record(api::Entry& e, unsigned f) {
   if ((f & kRecord) == 0 || e.recorded.load()) return;
+  if (!api::signature_expresses(e.problem)) {
+    say_kept_in_memory(e.problem);
+    e.recorded.store(true);  // nothing to record: the hot path need not come back
+    return;
+  }
   try {
     if (recorder.record(e.problem) && verbose()) {
       log(fmt::format("recorded {} in {}", signature(e.problem), recorder.path()));
@@ -324,6 +368,21 @@ void Context::Impl::maybe_record(api::Entry& e, unsigned f) {
     record_warned = true;
   }
   e.recorded.store(true);
+}
+
+void Context::Impl::say_kept_in_memory(const Problem& p) {
+  if (unexpressible_warned && !verbose()) return;
+  unexpressible_warned = true;
+  const auto stride = [](std::int64_t s) {
+    return s == 0 ? std::string("dense") : fmt::format("{}", s);
+  };
+  log(fmt::format(
+      "{} with batch strides a={} b={} c={}: TunableOp's signatures have no strides and cannot "
+      "express these (a line for it would be read back as the dense problem and applied to it). "
+      "Such problems are neither appended to the results file, nor written by write_file, nor "
+      "recorded as untuned; a tuning's winner is used in memory only, until the Context goes "
+      "(said once; verbose says it for each)",
+      signature(p), stride(p.stride_a), stride(p.stride_b), stride(p.stride_c)));
 }
 
 void Context::Impl::append_result(const ResultEntry& line,
@@ -338,7 +397,8 @@ void Context::Impl::append_result(const ResultEntry& line,
   } catch (const std::exception& ex) {
     store.reset();
     if (!append_warned) {
-      log(fmt::format("cannot append to {} ({}); results tuned here are kept in memory "
+      log(
+          fmt::format("cannot append to {} ({}); results tuned here are kept in memory "
                       "(write_file saves them elsewhere)",
                       results_path, ex.what()));
     }
@@ -365,7 +425,12 @@ LoadReport Context::Impl::load(const std::string& path) {
   {
     const std::lock_guard lock(writer);
     if (r.found && r.accepted) {
-      if (!loaded.table.environment.empty()) write_environment = loaded.table.environment;
+      // Appends and writes go to results_path, whose header they must equal: only that file's
+      // validators replace this machine's. Another file's (read_file of a PyTorch file with
+      // PT_VERSION alone) would make every later append to results_path be refused.
+      if (path == results_path && !loaded.table.environment.empty()) {
+        write_environment = loaded.table.environment;
+      }
       for (auto& line : loaded.table.entries) {
         master.upsert(line);
         Problem p;
@@ -375,8 +440,8 @@ LoadReport Context::Impl::load(const std::string& path) {
           ++r.unparsed;
           continue;
         }
-        publish(add_entry(p, api::fast_hash(p), api::EntryKind::Result, line.solution,
-                          line.time_ms));
+        publish(
+            add_entry(p, api::fast_hash(p), api::EntryKind::Result, line.solution, line.time_ms));
         ++r.entries;
       }
     }
@@ -392,6 +457,10 @@ LoadReport Context::Impl::load(const std::string& path) {
 }
 
 void Context::Impl::write(const std::string& path) {
+  // Held to the end: a winner appended between the snapshot and the rename would go into the file
+  // the rename replaces (tune_and_publish takes this lock first too).
+  const std::lock_guard file(file_mutex);
+  refuse_to_replace_another_environment(path);
   ResultsTable t;
   {
     const std::lock_guard lock(writer);
@@ -402,5 +471,17 @@ void Context::Impl::write(const std::string& path) {
   if (verbose()) log(fmt::format("wrote {} results to {}", t.entries.size(), path));
 }
 
+void Context::Impl::refuse_to_replace_another_environment(const std::string& path) const {
+  // A database keeps one table per environment and write() replaces only ours; a CSV file is
+  // one environment, replaced whole.
+  if (results_store_kind(path) != "csv") return;
+  const api::LoadedResults existing = api::load_results_file(path, environment);
+  if (!existing.report.found || existing.report.accepted) return;
+  throw InputError(fmt::format(
+      "{} is not replaced: {}, and replacing it would lose what it holds. The results this "
+      "Context holds are not written there: write them to another file, or to a .db, which keeps "
+      "one table per environment",
+      path, existing.refusal));
+}
 
 }  // namespace gemmtune

@@ -35,29 +35,38 @@ struct Context::Impl {
   ~Impl();
 
   // ---- hot path ----
-  RunStatus gemm(const Problem& p, const Operands& ops, void* stream);
-  Lookup lookup(const Problem& p);
+  // Both look the caller's problem up under its api::lookup_key; every Problem below is a key.
+  RunStatus gemm(const Problem& caller, const Operands& ops, void* stream);
+  Lookup lookup(const Problem& caller);
 
   // ---- slow path ----
   api::LookupTable* current() const { return table.load(std::memory_order_acquire); }
-  api::Entry* ensure_entry(const Problem& p, std::uint64_t h);           // writer held
-  api::Entry* add_entry(const Problem& p, std::uint64_t h, api::EntryKind kind,
-                        std::string name, double time_ms);               // writer held
-  void publish(api::Entry* e);                                           // writer held
+  api::Entry* ensure_entry(const Problem& p, std::uint64_t h);  // writer held
+  api::Entry* add_entry(const Problem& p, std::uint64_t h, api::EntryKind kind, std::string name,
+                        double time_ms);  // writer held
+  void publish(api::Entry* e);            // writer held
   const api::Resolved& resolve(api::Entry& e, bool default_only);
+  ResolvedSolution resolve_default_after_throw(const Problem& p, std::string_view name,
+                                               std::string_view why);
   api::Entry* slow_path(const Problem& p, std::uint64_t h, void* stream);
   RunStatus run_without_workspace(api::Entry& e, const api::Resolved& chosen, const Operands& ops,
                                   void* stream);
-  api::Entry* tune_once(const Problem& p, std::uint64_t h);
+  // Tunes `p` unless it has a result, or (unless retry_failed) its tuning failed before; a caller
+  // that finds it being tuned waits for that tuning.
+  api::Entry* tune_once(const Problem& p, std::uint64_t h, bool retry_failed);
   api::Entry* tune_and_publish(const Problem& p, std::uint64_t h);
-  void maybe_record(api::Entry& e, unsigned f);                          // writer held
+  void maybe_record(api::Entry& e, unsigned f);  // writer held
+  void say_kept_in_memory(const Problem& p);     // writer held
   void append_result(const ResultEntry& line, const std::vector<CandidateReport>& candidates);
   TunerOptions tuner_options() const;
   LoadReport load(const std::string& path);
-  void rebuild_table();                                                  // writer held
+  void rebuild_table();  // writer held
   void write(const std::string& path);
+  void refuse_to_replace_another_environment(const std::string& path) const;  // file_mutex held
   void log(std::string_view message) const;
-  bool verbose() const { return (flags.load(std::memory_order_relaxed) & context_flags::kVerbose) != 0; }
+  bool verbose() const {
+    return (flags.load(std::memory_order_relaxed) & context_flags::kVerbose) != 0;
+  }
 
   // Settings that are not on the hot path.
   mutable std::mutex settings_mutex;
@@ -78,7 +87,10 @@ struct Context::Impl {
   std::vector<std::unique_ptr<api::LookupTable>> tables;
   std::atomic<api::LookupTable*> table{nullptr};
   ResultsTable master;
-  Environment write_environment;  // the loaded file's validators, or this machine's
+  // What appends and writes label results with: the validators of the file at results_path when
+  // it was loaded and accepted (they match this machine's, and may add PyTorch's), else this
+  // machine's. Never another file's (read_file merges results, not validators).
+  Environment write_environment;
   LoadReport load_report;
   std::string results_path;
   std::unique_ptr<ResultsStore> store;
@@ -86,9 +98,13 @@ struct Context::Impl {
   api::UntunedRecorder recorder;
   std::unordered_map<Problem, std::shared_future<api::Entry*>, ProblemHash> inflight;
   std::unordered_map<Problem, std::string, ProblemHash> tuning_errors;
-  bool append_warned = false, record_warned = false;
+  bool append_warned = false, record_warned = false, unexpressible_warned = false;
   std::atomic<bool> capture_tuning_warned{false}, capture_workspace_warned{false};
 
+  // Held by write() from its snapshot to its rename, and by a tuning from before it takes
+  // `writer` until its winner is appended: so no winner is appended to a file being replaced.
+  // Taken before `writer`, never while holding it.
+  std::mutex file_mutex;
   std::mutex resolve_mutex;  // resolution of one entry at a time (rare: once per entry)
   std::mutex tuning_mutex;   // one tuning at a time: two would disturb each other's timings
 };

@@ -17,8 +17,8 @@ LoadedResults load_results_file(const std::string& path, const Environment& curr
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     r.found = false;
-    r.message = fmt::format("{}: no results file yet; every GEMM runs Default until one is tuned",
-                            path);
+    r.message =
+        fmt::format("{}: no results file yet; every GEMM runs Default until one is tuned", path);
     return out;
   }
   r.found = true;
@@ -30,6 +30,7 @@ LoadedResults load_results_file(const std::string& path, const Environment& curr
   } catch (const std::exception& e) {
     r.accepted = false;
     r.message = fmt::format("{} could not be read ({}); every GEMM runs Default", path, e.what());
+    out.refusal = fmt::format("it could not be read: {}", e.what());
     return out;
   }
   r.bad_lines = diagnostics.error_count();
@@ -41,11 +42,20 @@ LoadedResults load_results_file(const std::string& path, const Environment& curr
     }
   }
   if (accepted == nullptr && !tables.empty()) {
+    const Comparison differences = compare_environments(tables.front().environment, current);
     r.accepted = false;
     r.message = fmt::format(
         "{} was measured in another environment and is not used; every GEMM runs Default. "
         "Validators (file vs this machine):\n{}",
-        path, compare_environments(tables.front().environment, current).explain());
+        path, differences.explain());
+    std::string mismatches;  // the keys that refuse it; keys one side lacks are noise here
+    for (const auto& k : differences.keys) {
+      if (!differences.is_mismatch(k)) continue;
+      if (!mismatches.empty()) mismatches += "; ";
+      mismatches += fmt::format("{}: file '{}', this machine '{}'", k.key, k.recorded.value_or(""),
+                                k.current.value_or(""));
+    }
+    out.refusal = fmt::format("it was measured in another environment ({})", mismatches);
     return out;
   }
   if (accepted != nullptr) out.table = *accepted;

@@ -13,7 +13,8 @@ namespace gemmtune::api {
 
 struct LoadedResults {
   LoadReport report;
-  ResultsTable table;  // the accepted environment's results (empty when refused)
+  ResultsTable table;   // the accepted environment's results (empty when refused)
+  std::string refusal;  // when refused: why, on one line (report.message explains at length)
 };
 
 LoadedResults load_results_file(const std::string& path, const Environment& current);

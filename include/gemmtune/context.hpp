@@ -8,7 +8,13 @@
 // keeps a lookup table from Problem to solution. A file measured elsewhere (validators differ) or
 // one that cannot be read is refused: every GEMM then runs Default, and the Context says so once,
 // through Options::log. A results line whose solution was edited to `Default` runs Default; a
-// name this machine cannot run falls back to Default with a warning naming the problem.
+// name this machine cannot run (or whose provider throws rebuilding it) falls back to Default with
+// a warning naming the problem.
+//
+// Batch strides: results and untuned lines have none (they mean dense strides), so a problem whose
+// strides are spelt out at their dense values is the same problem as the line. Other strides
+// (padding between the matrices) cannot be written as a line: such a problem is tuned in memory
+// only, and never appended, written or recorded (said once).
 //
 // Devices: the Context works on Options::device and never changes the calling thread's current
 // device; gemm()'s stream must belong to the Context's device.
@@ -56,17 +62,17 @@ struct Lookup {
 // What loading a results file did.
 struct LoadReport {
   std::string file;
-  bool found = false;     // the file exists
-  bool accepted = true;   // read, and measured in this environment (or no file at all)
-  std::size_t entries = 0;       // results now used for lookup
-  std::size_t bad_lines = 0;     // lines skipped (the rest of the file is still used)
-  std::size_t unparsed = 0;      // kept for write_file but not used (kinds this version lacks)
-  std::string message;           // for a person: why refused, which lines were bad
+  bool found = false;         // the file exists
+  bool accepted = true;       // read, and measured in this environment (or no file at all)
+  std::size_t entries = 0;    // results now used for lookup
+  std::size_t bad_lines = 0;  // lines skipped (the rest of the file is still used)
+  std::size_t unparsed = 0;   // kept for write_file but not used (kinds this version lacks)
+  std::string message;        // for a person: why refused, which lines were bad
 };
 
 // What tune_file did.
 struct TuneFileReport {
-  std::size_t requested = 0;      // distinct problems in the file
+  std::size_t requested = 0;  // distinct problems in the file
   std::size_t tuned = 0;
   std::size_t already_tuned = 0;  // had a result already
   std::size_t bad_lines = 0;
@@ -135,10 +141,14 @@ class Context {
   void set_untuned_filename(std::string_view filename, bool insert_device_ordinal = false);
   std::string untuned_filename() const;
   // Loads a results file (default: filename()) and merges its entries into the table (a line of
-  // the file replaces the Context's result for the same problem). Never throws.
+  // the file replaces the Context's result for the same problem). Never throws. Only the file at
+  // filename() gives its validators to what is appended and written there; another file's
+  // results are merged under them.
   LoadReport read_file(std::string_view filename = {});
   // Writes every result the Context holds (default: to filename()), atomically (CSV) or in one
-  // transaction (SQLite).
+  // transaction (SQLite, where it replaces this environment's results and no other's). A CSV file
+  // measured in another environment, or one that cannot be read, is never replaced: write_file
+  // throws InputError saying why (on exit, the Context logs it and writes nothing).
   void write_file(std::string_view filename = {});
   void write_file_on_exit(bool on = true);
   // Tunes every problem of an untuned file that has no result yet (whatever tuning_enable says),
@@ -149,7 +159,7 @@ class Context {
   std::vector<ResultLine> results() const;  // in file order, then tuning order
   // The validators of this machine, which a results file must match: KEY → VALUE.
   std::vector<std::pair<std::string, std::string>> validators() const;
-  LoadReport load_report() const;  // of the last load (at start, or read_file)
+  LoadReport load_report() const;    // of the last load (at start, or read_file)
   std::string_view backend() const;  // "cpu", "cuda"
   int device() const;
   std::string device_name() const;

@@ -43,7 +43,7 @@ struct Options {
   bool insert_device_ordinal = true;
   // Write the whole results table to the results file when the Context is destroyed (results
   // tuned online are already appended as they are found; this also rewrites what read_file
-  // merged in).
+  // merged in). A CSV file measured in another environment is left as it was, with a warning.
   bool write_file_on_exit = false;
 
   // Tuning knobs, as in `gemmtune tune` (0 = no cap of that kind).

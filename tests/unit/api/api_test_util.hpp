@@ -111,8 +111,7 @@ class TestProvider final : public SolutionProvider {
   }
   std::unique_ptr<Solution> from_name(const Problem&, std::string_view name) override {
     if (name != "Test_Fast") return nullptr;
-    return std::make_unique<CountingSolution>(std::make_unique<FastSolution>("Test_Fast"),
-                                              counts_);
+    return std::make_unique<CountingSolution>(std::make_unique<FastSolution>("Test_Fast"), counts_);
   }
 
  private:
@@ -196,6 +195,17 @@ inline Options test_options(const TempDir& dir, Counts& counts, Log& log) {
                  std::make_shared<TestProvider>(counts)};
   o.log = log.sink();
   return o;
+}
+
+// How many times `text` occurs in a file (0 when there is no file).
+inline std::size_t lines_containing(const std::filesystem::path& file, const std::string& text) {
+  const std::string content = read_text(file);
+  std::size_t n = 0;
+  for (std::size_t pos = content.find(text); pos != std::string::npos;
+       pos = content.find(text, pos + 1)) {
+    ++n;
+  }
+  return n;
 }
 
 // This machine's validators as results-file lines.

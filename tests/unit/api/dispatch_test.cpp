@@ -16,9 +16,8 @@ class Dispatch : public ::testing::Test {
 
 TEST_F(Dispatch, RunsTheTunedSolutionAndDefaultForUnknownProblems) {
   FloatGemm tuned(64, 48, 32), unknown(40, 24, 16);
-  write_text(dir / "results.csv",
-             validator_lines() + "GemmTunableOp_float_NN," + tuned.problem.params_signature() +
-                 ",Test_Fast,0.01\n");
+  write_text(dir / "results.csv", validator_lines() + "GemmTunableOp_float_NN," +
+                                      tuned.problem.params_signature() + ",Test_Fast,0.01\n");
   Context ctx(test_options(dir, counts, log));
   EXPECT_TRUE(ctx.load_report().accepted) << ctx.load_report().message;
   EXPECT_EQ(ctx.load_report().entries, 1u);
@@ -66,6 +65,41 @@ TEST_F(Dispatch, ANameThisMachineCannotRunFallsBackToDefaultWithAWarning) {
   EXPECT_EQ(log.count_containing("Gone_Kernel_7"), 1u) << log.all();
 }
 
+// A provider that cannot rebuild its own names here: from_name throws (a library call that errs
+// on this device), which must degrade like any name that cannot run.
+class ThrowingProvider final : public SolutionProvider {
+ public:
+  std::string_view name() const override { return "thrower"; }
+  std::string_view backend() const override { return "cpu"; }
+  std::vector<std::unique_ptr<Solution>> enumerate(const Problem&, const SearchOptions&) override {
+    return {};
+  }
+  std::unique_ptr<Solution> from_name(const Problem&, std::string_view name) override {
+    if (name.starts_with("Thrower_")) throw std::runtime_error("cannot rebuild on this device");
+    return nullptr;
+  }
+};
+
+TEST_F(Dispatch, ANameWhoseRebuildThrowsFallsBackToDefaultWithAWarning) {
+  FloatGemm g(32, 16, 8);
+  write_text(dir / "results.csv", validator_lines() + "GemmTunableOp_float_NN," +
+                                      g.problem.params_signature() + ",Thrower_X,0.01\n");
+  Options o = test_options(dir, counts, log);
+  o.providers.insert(o.providers.begin(), std::make_shared<ThrowingProvider>());
+  Context ctx(o);
+  EXPECT_EQ(ctx.lookup(g.problem).solution, "Default");
+  EXPECT_EQ(ctx.lookup(g.problem).source, Source::Fallback);
+  const RunStatus s = g.run(ctx);
+  ASSERT_TRUE(s.ok) << s.error;
+  ASSERT_TRUE(g.run(ctx).ok);
+  EXPECT_EQ(counts.runs_of("Default"), 2);
+  EXPECT_LT(g.max_error(), 1e-4);
+  // One warning, naming the problem, the name and the provider's reason.
+  EXPECT_EQ(log.count_containing("Thrower_X"), 1u) << log.all();
+  EXPECT_EQ(log.count_containing(g.problem.params_signature()), 1u) << log.all();
+  EXPECT_EQ(log.count_containing("cannot rebuild on this device"), 1u) << log.all();
+}
+
 TEST_F(Dispatch, DisabledRunsDefaultAndEnableRestoresTheTunedSolution) {
   FloatGemm g(32, 32, 32);
   write_text(dir / "results.csv", validator_lines() + "GemmTunableOp_float_NN," +
@@ -101,8 +135,8 @@ TEST_F(Dispatch, ManyThreadsDispatchConcurrently) {
   for (int i = 0; i < 8; ++i) {
     gemms.emplace_back(16 + i, 16, 16);
     if (i % 2 == 0) {
-      lines += "GemmTunableOp_float_NN," + gemms.back().problem.params_signature() +
-               ",Test_Fast,0.01\n";
+      lines +=
+          "GemmTunableOp_float_NN," + gemms.back().problem.params_signature() + ",Test_Fast,0.01\n";
     }
   }
   write_text(dir / "results.csv", lines);

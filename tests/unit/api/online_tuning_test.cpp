@@ -9,16 +9,6 @@
 namespace gemmtune::testing {
 namespace {
 
-std::size_t lines_containing(const std::filesystem::path& file, const std::string& text) {
-  const std::string content = read_text(file);
-  std::size_t n = 0;
-  for (std::size_t pos = content.find(text); pos != std::string::npos;
-       pos = content.find(text, pos + 1)) {
-    ++n;
-  }
-  return n;
-}
-
 TEST(OnlineTuning, TunesOnceUnderConcurrentCallersAndAppendsAtOnce) {
   TempDir dir;
   Counts counts;

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "db/results_store.hpp"
 #include "tests/unit/api/api_test_util.hpp"
 
 namespace gemmtune::testing {
@@ -19,12 +20,14 @@ class Validation : public ::testing::Test {
   std::string line() const {
     return "GemmTunableOp_float_NN," + g.problem.params_signature() + ",Test_Fast,0.01\n";
   }
+  static std::string elsewhere_validators() {
+    return "Validator,GEMMTUNE_VERSION,0.1.0\nValidator,GEMMTUNE_BACKEND,cuda\n"
+           "Validator,GPU_NAME,NVIDIA H200\n";
+  }
 };
 
 TEST_F(Validation, AFileMeasuredElsewhereIsRefusedWithTheExplanationOnce) {
-  write_text(dir / "results.csv",
-             "Validator,GEMMTUNE_VERSION,0.1.0\nValidator,GEMMTUNE_BACKEND,cuda\n"
-             "Validator,GPU_NAME,NVIDIA H200\n" + line());
+  write_text(dir / "results.csv", elsewhere_validators() + line());
   Context ctx(test_options(dir, counts, log));
   const LoadReport r = ctx.load_report();
   EXPECT_TRUE(r.found);
@@ -93,6 +96,86 @@ TEST_F(Validation, ReadFileOfAMismatchedFileKeepsWhatWasLoaded) {
   const LoadReport r = ctx.read_file((dir / "other.csv").string());
   EXPECT_FALSE(r.accepted);
   EXPECT_EQ(ctx.lookup(g.problem).solution, "Test_Fast");
+}
+
+// What another machine tuned is never lost: a CSV file refused at load is neither replaced on
+// exit nor by write_file; what was tuned here stays in memory, and the Context says why.
+TEST_F(Validation, ARefusedFileIsNotReplacedOnExitNorByWriteFile) {
+  const std::string elsewhere = elsewhere_validators() + line();
+  write_text(dir / "results.csv", elsewhere);
+  FloatGemm tuned_here(24, 24, 24);
+  {
+    Options o = test_options(dir, counts, log);
+    o.tuning = true;
+    o.write_file_on_exit = true;
+    Context ctx(o);
+    EXPECT_FALSE(ctx.load_report().accepted);
+    ASSERT_TRUE(tuned_here.run(ctx).ok);
+    EXPECT_EQ(ctx.lookup(tuned_here.problem).solution, "Test_Fast");
+    try {
+      ctx.write_file();
+      ADD_FAILURE() << "write_file replaced a file measured elsewhere";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("results.csv"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("another environment"), std::string::npos) << e.what();
+    }
+    ctx.write_file((dir / "mine.csv").string());  // another file takes them
+  }
+  EXPECT_EQ(read_text(dir / "results.csv"), elsewhere);
+  EXPECT_EQ(lines_containing(dir / "mine.csv", tuned_here.problem.params_signature()), 1u);
+  // Said on exit, naming the file and why.
+  EXPECT_EQ(log.count_containing("write_file_on_exit: " + (dir / "results.csv").string() +
+                                 " is not replaced: it was measured in another environment "
+                                 "(GEMMTUNE_BACKEND: file 'cuda', this machine 'cpu')"),
+            1u)
+      << log.all();
+}
+
+// A database keeps one table per environment, so writing this machine's leaves the other's.
+TEST_F(Validation, WriteFileOnExitAddsThisEnvironmentToADatabaseMeasuredElsewhere) {
+  ResultsTable other;
+  other.environment = Environment{{"GEMMTUNE_BACKEND", "cuda"}, {"GPU_NAME", "NVIDIA H200"}};
+  other.upsert({"GemmTunableOp_float_NN", g.problem.params_signature(), "Test_Fast", 0.01, {}});
+  open_results_store(dir / "results.db")->write(other);
+  FloatGemm tuned_here(24, 24, 24);
+  {
+    Options o = test_options(dir, counts, log);
+    o.filename = (dir / "results.db").string();
+    o.tuning = true;
+    o.write_file_on_exit = true;
+    Context ctx(o);
+    EXPECT_FALSE(ctx.load_report().accepted);
+    ASSERT_TRUE(tuned_here.run(ctx).ok);
+  }
+  const auto tables = open_results_store(dir / "results.db")->load();
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0].environment, other.environment);
+  EXPECT_EQ(tables[0].entries, other.entries);
+  EXPECT_NE(tables[1].find("GemmTunableOp_float_NN", tuned_here.problem.params_signature()),
+            nullptr);
+}
+
+// read_file merges another file's results; it does not make that file's validators the ones
+// appended and written to filename() (a PyTorch file has PT_VERSION alone).
+TEST_F(Validation, ReadFileOfAnotherFileKeepsAppendingWithThisMachinesValidators) {
+  FloatGemm tuned_later(24, 24, 24);
+  write_text(dir / "results.csv", validator_lines() + line());
+  write_text(
+      dir / "pt.csv",
+      "Validator,PT_VERSION,2.11.0\nGemmTunableOp_float_NN,nn_8_8_8_ld_8_8_8,Default,0.01\n");
+  Options o = test_options(dir, counts, log);
+  o.tuning = true;
+  Context ctx(o);
+  const LoadReport r = ctx.read_file((dir / "pt.csv").string());
+  ASSERT_TRUE(r.accepted) << r.message;
+  ASSERT_TRUE(tuned_later.run(ctx).ok);
+  EXPECT_EQ(log.count_containing("cannot append"), 0u) << log.all();
+  EXPECT_EQ(lines_containing(dir / "results.csv", tuned_later.problem.params_signature()), 1u);
+  ctx.write_file((dir / "all.csv").string());
+  const std::string all = read_text(dir / "all.csv");
+  EXPECT_EQ(all.rfind(validator_lines(), 0), 0u) << all;
+  EXPECT_EQ(lines_containing(dir / "all.csv", "PT_VERSION"), 0u) << all;
+  EXPECT_EQ(lines_containing(dir / "all.csv", "nn_8_8_8_ld_8_8_8"), 1u) << all;
 }
 
 }  // namespace
