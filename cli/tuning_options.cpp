@@ -1,9 +1,8 @@
 #include "cli/tuning_options.hpp"
 
-#include "cli/number_checks.hpp"
-
 #include <fmt/format.h>
 
+#include "cli/number_checks.hpp"
 #include "tuner/error.hpp"
 #include "tuner/numerical_check.hpp"
 

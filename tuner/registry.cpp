@@ -54,7 +54,7 @@ std::vector<std::unique_ptr<Solution>> Registry::enumerate(std::string_view back
       // One provider's failure (a library call that errs on this problem) must not end the sweep
       // of the others; the stand-in carries the error into the report as unsupported.
       out.push_back(std::make_unique<UnrunnableSolution>(
-          fmt::format("{} (enumeration failed)", provider->name()), e.what()));
+          fmt::format("{}{}", provider->name(), kEnumerationFailedSuffix), e.what()));
     }
   }
   return out;

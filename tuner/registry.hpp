@@ -12,6 +12,9 @@
 
 namespace gemmtune {
 
+// What follows a provider's name in the stand-in for its failed enumeration (Registry::enumerate).
+inline constexpr std::string_view kEnumerationFailedSuffix = " (enumeration failed)";
+
 class Registry {
  public:
   // Adds a provider; a later provider with the same name replaces the earlier one.

@@ -247,7 +247,7 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     // Most likely its provider failed to enumerate: that failure is the news, not the absence.
     std::string failures;
     for (const auto& c : candidates) {
-      if (c.report.solution.ends_with("(enumeration failed)")) {
+      if (c.report.solution.ends_with(kEnumerationFailedSuffix)) {
         failures += fmt::format("; {}: {}", c.report.solution, c.report.reason);
       }
     }
