@@ -50,7 +50,7 @@ Lookup Context::lookup(const Problem& problem) const {
 
 void Context::add_provider(std::shared_ptr<SolutionProvider> provider) {
   impl_->session.registry->add(std::move(provider));
-  const std::lock_guard lock(impl_->writer);
+  const api::ContextLock lock(impl_->writer);
   impl_->rebuild_table();
 }
 
@@ -89,14 +89,14 @@ bool Context::is_verbose() const {
   return impl_->verbose();
 }
 
-#define GEMMTUNE_SETTING(setter, getter, type, field)  \
-  void Context::setter(type value) {                   \
-    const std::lock_guard lock(impl_->settings_mutex); \
-    impl_->options.field = value;                      \
-  }                                                    \
-  type Context::getter() const {                       \
-    const std::lock_guard lock(impl_->settings_mutex); \
-    return impl_->options.field;                       \
+#define GEMMTUNE_SETTING(setter, getter, type, field)   \
+  void Context::setter(type value) {                    \
+    const api::ContextLock lock(impl_->settings_mutex); \
+    impl_->options.field = value;                       \
+  }                                                     \
+  type Context::getter() const {                        \
+    const api::ContextLock lock(impl_->settings_mutex); \
+    return impl_->options.field;                        \
   }
 GEMMTUNE_SETTING(set_max_tuning_duration, max_tuning_duration, double, max_tuning_duration_ms)
 GEMMTUNE_SETTING(set_max_tuning_iterations, max_tuning_iterations, int, max_tuning_iterations)
@@ -108,7 +108,7 @@ GEMMTUNE_SETTING(set_rotating_buffer_size, rotating_buffer_size, std::optional<d
 
 void Context::set_numerical_check(std::string_view mode) {
   const NumericalCheckOptions parsed = parse_numerical_check(mode);  // throws InputError
-  const std::lock_guard lock(impl_->settings_mutex);
+  const api::ContextLock lock(impl_->settings_mutex);
   impl_->check = parsed;
   impl_->options.numerical_check = std::string(mode);
 }
@@ -117,20 +117,20 @@ void Context::set_filename(std::string_view filename, bool insert_device_ordinal
   const std::string path = insert_device_ordinal
                                ? with_device_ordinal(filename, impl_->options.device)
                                : std::string(filename);
-  const std::lock_guard lock(impl_->writer);
+  const api::ContextLock lock(impl_->writer);
   impl_->results_path = path;
   impl_->append_warned = false;
 }
 
 std::string Context::filename() const {
-  const std::lock_guard lock(impl_->writer);
+  const api::ContextLock lock(impl_->writer);
   return impl_->results_path;
 }
 
 void Context::set_untuned_filename(std::string_view filename, bool insert_device_ordinal) {
   std::string path = insert_device_ordinal ? with_device_ordinal(filename, impl_->options.device)
                                            : std::string(filename);
-  const std::lock_guard lock(impl_->writer);
+  const api::ContextLock lock(impl_->writer);
   impl_->recorder.set_path(std::move(path));
   impl_->record_warned = false;
   // Problems met before count as not yet recorded in the new file.
@@ -138,7 +138,7 @@ void Context::set_untuned_filename(std::string_view filename, bool insert_device
 }
 
 std::string Context::untuned_filename() const {
-  const std::lock_guard lock(impl_->writer);
+  const api::ContextLock lock(impl_->writer);
   return impl_->recorder.path();
 }
 
@@ -181,7 +181,7 @@ TuneFileReport Context::tune_file(std::string_view untuned_filename) {
       ++report.tuned;
       continue;
     }
-    const std::lock_guard lock(impl_->writer);
+    const api::ContextLock lock(impl_->writer);
     const auto it = impl_->tuning_errors.find(u.problem);
     report.failed.push_back(
         fmt::format("{},{}: {}", u.op_signature, u.params_signature,
@@ -191,7 +191,7 @@ TuneFileReport Context::tune_file(std::string_view untuned_filename) {
 }
 
 std::vector<ResultLine> Context::results() const {
-  const std::lock_guard lock(impl_->writer);
+  const api::ContextLock lock(impl_->writer);
   std::vector<ResultLine> out;
   out.reserve(impl_->master.entries.size());
   for (const auto& e : impl_->master.entries) {
@@ -205,7 +205,7 @@ std::vector<std::pair<std::string, std::string>> Context::validators() const {
 }
 
 LoadReport Context::load_report() const {
-  const std::lock_guard lock(impl_->writer);
+  const api::ContextLock lock(impl_->writer);
   return impl_->load_report;
 }
 

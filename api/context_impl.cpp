@@ -15,9 +15,24 @@ std::string signature(const Problem& p) {
   return fmt::format("{},{}", p.op_signature(), p.params_signature());
 }
 
+api::LogEmitter make_log_emitter(LogSink sink) {
+  return [sink = std::move(sink)](std::string_view message) {
+    try {
+      if (sink) {
+        sink(message);
+      } else {
+        std::fprintf(stderr, "gemmtune: %.*s\n", static_cast<int>(message.size()), message.data());
+      }
+    } catch (...) {
+      // A throwing sink must not take a GEMM down with it (nor a ContextLock's destructor, which
+      // sends what waited).
+    }
+  };
+}
+
 }  // namespace
 
-Context::Impl::Impl(Options o) : options(std::move(o)) {
+Context::Impl::Impl(Options o) : options(std::move(o)), emit_log(make_log_emitter(options.log)) {
   for (const auto& w : options.warnings) log(w);
   try {
     check = parse_numerical_check(options.numerical_check);
@@ -58,7 +73,7 @@ Context::Impl::~Impl() {
     try {
       std::string path;
       {
-        const std::lock_guard lock(writer);
+        const api::ContextLock lock(writer);
         path = results_path;
       }
       write(path);
@@ -69,15 +84,7 @@ Context::Impl::~Impl() {
 }
 
 void Context::Impl::log(std::string_view message) const {
-  try {
-    if (options.log) {
-      options.log(message);
-    } else {
-      std::fprintf(stderr, "gemmtune: %.*s\n", static_cast<int>(message.size()), message.data());
-    }
-  } catch (...) {
-    // A throwing sink must not take a GEMM down with it.
-  }
+  api::log_when_unlocked(emit_log, message);
 }
 
 // ---- hot path -----------------------------------------------------------------------------
@@ -147,7 +154,7 @@ Lookup Context::Impl::lookup(const Problem& caller) {
 const api::Resolved& Context::Impl::resolve(api::Entry& e, bool default_only) {
   std::atomic<const api::Resolved*>& slot = default_only ? e.fallback : e.chosen;
   if (const api::Resolved* r = slot.load(std::memory_order_acquire)) return *r;
-  const std::lock_guard lock(resolve_mutex);
+  const api::ContextLock lock(resolve_mutex);
   if (const api::Resolved* r = slot.load(std::memory_order_relaxed)) return *r;
   const std::string_view name = default_only ? kDefaultSolutionName : e.solution_name;
   ResolvedSolution rs;
@@ -246,7 +253,7 @@ api::Entry* Context::Impl::slow_path(const Problem& p, std::uint64_t h, void* st
   const unsigned f = flags.load();
   api::Entry* e = nullptr;
   {
-    const std::lock_guard lock(writer);
+    const api::ContextLock lock(writer);
     e = ensure_entry(p, h);
     if ((f & kEnabled) == 0 || e->kind == api::EntryKind::Result) return e;
     if ((f & kTuning) == 0 || e->tuning_attempted.load()) {
@@ -274,7 +281,7 @@ api::Entry* Context::Impl::tune_once(const Problem& p, std::uint64_t h, bool ret
   std::promise<api::Entry*> promise;
   std::shared_future<api::Entry*> in_flight;
   {
-    const std::lock_guard lock(writer);
+    const api::ContextLock lock(writer);
     // The caller looked before, under an earlier hold of the lock (or none); a tuning may have
     // finished since, published its entry and left `inflight`. Without this second look the
     // problem would be tuned, and its line appended, twice.
@@ -297,7 +304,7 @@ api::Entry* Context::Impl::tune_once(const Problem& p, std::uint64_t h, bool ret
     log(fmt::format("tuning {} failed: {}", signature(p), ex.what()));
   }
   {
-    const std::lock_guard lock(writer);
+    const api::ContextLock lock(writer);
     inflight.erase(p);
     if (result == nullptr) result = ensure_entry(p, h);
   }
@@ -308,9 +315,11 @@ api::Entry* Context::Impl::tune_once(const Problem& p, std::uint64_t h, bool ret
 api::Entry* Context::Impl::tune_and_publish(const Problem& p, std::uint64_t h) {
   TuningReport report;
   std::string error;
+  // Said before waiting for the tuning in progress, if any: said under the lock, it would wait
+  // for this tuning's end (api/deferred_log.hpp).
+  if (verbose()) log(fmt::format("tuning {}", signature(p)));
   {
-    const std::lock_guard tuning(tuning_mutex);
-    if (verbose()) log(fmt::format("tuning {}", signature(p)));
+    const api::ContextLock tuning(tuning_mutex);
     try {
       Tuner tuner(*session.backend, *session.registry, tuner_options());
       report = tuner.tune(p);
@@ -321,9 +330,9 @@ api::Entry* Context::Impl::tune_and_publish(const Problem& p, std::uint64_t h) {
   }
   // The file lock before the writer lock, the order write() takes them in: the winner is either in
   // the snapshot write() puts in place of the file, or appended after it is in place.
-  std::unique_lock file(file_mutex, std::defer_lock);
-  if (error.empty()) file.lock();
-  const std::lock_guard lock(writer);
+  std::optional<api::ContextLock<std::mutex>> file;
+  if (error.empty()) file.emplace(file_mutex);
+  const api::ContextLock lock(writer);
   if (error.empty()) {
     api::Entry* r =
         add_entry(p, h, api::EntryKind::Result, report.winner, report.winner_stats.median_ms);
@@ -407,7 +416,7 @@ void Context::Impl::append_result(const ResultEntry& line,
 }
 
 TunerOptions Context::Impl::tuner_options() const {
-  const std::lock_guard lock(settings_mutex);
+  const api::ContextLock lock(settings_mutex);
   TunerOptions t;
   t.timing.max_tuning_duration_ms = options.max_tuning_duration_ms;
   t.timing.max_tuning_iterations = options.max_tuning_iterations;
@@ -423,7 +432,7 @@ LoadReport Context::Impl::load(const std::string& path) {
   api::LoadedResults loaded = api::load_results_file(path, environment);
   LoadReport& r = loaded.report;
   {
-    const std::lock_guard lock(writer);
+    const api::ContextLock lock(writer);
     if (r.found && r.accepted) {
       // Appends and writes go to results_path, whose header they must equal: only that file's
       // validators replace this machine's. Another file's (read_file of a PyTorch file with
@@ -459,11 +468,11 @@ LoadReport Context::Impl::load(const std::string& path) {
 void Context::Impl::write(const std::string& path) {
   // Held to the end: a winner appended between the snapshot and the rename would go into the file
   // the rename replaces (tune_and_publish takes this lock first too).
-  const std::lock_guard file(file_mutex);
+  const api::ContextLock file(file_mutex);
   refuse_to_replace_another_environment(path);
   ResultsTable t;
   {
-    const std::lock_guard lock(writer);
+    const api::ContextLock lock(writer);
     t = master;
     t.environment = write_environment;
   }

@@ -9,8 +9,10 @@
 #include <cstdio>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
+#include "api/deferred_log.hpp"
 #include "api/lookup_table.hpp"
 #include "api/results_file.hpp"
 #include "api/untuned_recorder.hpp"
@@ -63,6 +65,7 @@ struct Context::Impl {
   void rebuild_table();  // writer held
   void write(const std::string& path);
   void refuse_to_replace_another_environment(const std::string& path) const;  // file_mutex held
+  // Through Options::log; held back while this thread holds a ContextLock (api/deferred_log.hpp).
   void log(std::string_view message) const;
   bool verbose() const {
     return (flags.load(std::memory_order_relaxed) & context_flags::kVerbose) != 0;
@@ -71,6 +74,7 @@ struct Context::Impl {
   // Settings that are not on the hot path.
   mutable std::mutex settings_mutex;
   Options options;
+  api::LogEmitter emit_log;  // options.log, or stderr; never throws
   NumericalCheckOptions check;
   std::atomic<unsigned> flags{0};
   std::atomic<bool> write_on_exit{false};
