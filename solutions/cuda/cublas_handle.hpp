@@ -3,8 +3,9 @@
 //
 // A cuBLAS handle belongs to the device that was current when it was created and keeps a stream
 // as mutable state, so solutions never share one across threads: `cublas_handle()` and
-// `cublaslt_handle()` return the calling thread's handle for the current device, created on first
-// use and destroyed when the thread ends, each with its own device current.
+// `cublaslt_handle()` return the calling thread's handle for the current device. A thread that
+// ends gives its handles back for other threads to take rather than destroying them: destroying
+// one synchronizes the device, which would invalidate a graph another thread is capturing.
 #pragma once
 
 #include <cublasLt.h>

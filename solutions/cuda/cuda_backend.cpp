@@ -9,6 +9,7 @@
 #include <cublas_v2.h>
 #include <fmt/format.h>
 
+#include "solutions/cuda/capture_mode.hpp"
 #include "solutions/cuda/compare_outputs.hpp"
 #include "solutions/cuda/cuda_check.hpp"
 #include "solutions/cuda/cuda_device.hpp"
@@ -94,9 +95,13 @@ CudaBackend::CudaBackend(int ordinal)
 CudaBackend::~CudaBackend() = default;
 
 std::unique_ptr<DeviceScope> CudaBackend::make_current() const {
+  // What holds it (a tuning, a rebuild) is gemmtune's own device work, which an application's
+  // capture on another thread does not see: relaxed, so that it neither fails nor invalidates
+  // that capture (capture_mode.hpp).
   struct Scope final : DeviceScope {
     explicit Scope(int ordinal) : device(ordinal) {}
     cuda::ScopedDevice device;
+    cuda::RelaxedCaptureMode relaxed;
   };
   return std::make_unique<Scope>(ordinal_);
 }

@@ -2,12 +2,15 @@
 
 #include <utility>
 
+#include "solutions/cuda/capture_mode.hpp"
 #include "solutions/cuda/cuda_check.hpp"
 
 namespace gemmtune::cuda {
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
   // cudaMalloc(0) yields nullptr; keep a real allocation so data() is always a valid address.
+  // Relaxed: nothing gemmtune allocates is part of an application's graph (capture_mode.hpp).
+  const RelaxedCaptureMode relaxed;
   GEMMTUNE_CUDA_CHECK(cudaMalloc(&data_, bytes == 0 ? 1 : bytes));
 }
 
@@ -28,7 +31,9 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 }
 
 void DeviceBuffer::release() noexcept {
-  if (data_ != nullptr) GEMMTUNE_CUDA_CHECK_NOEXCEPT(cudaFree(data_));
+  if (data_ == nullptr) return;
+  const RelaxedCaptureMode relaxed;
+  GEMMTUNE_CUDA_CHECK_NOEXCEPT(cudaFree(data_));
   data_ = nullptr;
 }
 

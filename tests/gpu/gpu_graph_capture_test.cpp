@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 #include "device_test.hpp"
@@ -231,6 +233,89 @@ TEST(GraphCaptureContext, DispatchesWithoutTuningOrAllocatingInsideTheCapture) {
   cudaFree(a);
   cudaFree(b);
   for (Case& c : cases) cudaFree(c.c);
+  std::filesystem::remove_all(dir);
+}
+
+// An application that captures on one thread, in the strictest mode (global: an unsafe call from
+// any thread fails the capture), while another thread's first call of a GEMM tunes it. The tuning
+// allocates, frees, fills, times and synchronizes on gemmtune's own streams; none of it belongs to
+// the graph, so it must neither fail nor invalidate the capture (solutions/cuda/capture_mode.hpp).
+TEST(GraphCaptureContext, TuningOnAnotherThreadLeavesACaptureValid) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const auto dir = std::filesystem::temp_directory_path() / "gemmtune_gpu_capture_other_thread";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::mutex log_mutex;
+  std::string logs;
+  Options options;
+  options.backend = "cuda";
+  options.tuning = true;
+  options.max_tuning_duration_ms = 5;
+  options.insert_device_ordinal = false;
+  options.filename = (dir / "results.csv").string();
+  options.untuned_filename = (dir / "untuned.csv").string();
+  options.log = [&](std::string_view m) {
+    const std::lock_guard lock(log_mutex);
+    logs += std::string(m) + "\n";
+  };
+  Context ctx(options);
+  const Problem captured =
+      parse_problem("GemmTunableOp_BFloat16_TN", "tn_1024_8_512_ld_512_512_1024");
+  const Problem tuned_elsewhere =
+      parse_problem("GemmTunableOp_BFloat16_TN", "tn_2048_8_512_ld_512_512_2048");
+  constexpr std::uint16_t kExpected = 0x4400;  // k = 512 in bf16, from all-ones operands
+
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  const std::vector<std::uint16_t> ones(2048 * 512, 0x3f80);
+  void *a = nullptr, *b = nullptr, *c_captured = nullptr, *c_elsewhere = nullptr;
+  ASSERT_EQ(cudaMalloc(&a, ones.size() * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&b, 512 * 8 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&c_captured, 1024 * 8 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&c_elsewhere, 2048 * 8 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(a, ones.data(), ones.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b, ones.data(), 512 * 8 * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  cudaStream_t capturing = nullptr, other = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&capturing, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), cudaSuccess);
+  // The captured GEMM's first call, outside the capture, tunes it (as an application warms up).
+  ASSERT_TRUE(ctx.gemm(captured, a, b, c_captured, 1.0, 0.0, capturing).ok) << logs;
+  ASSERT_EQ(cudaStreamSynchronize(capturing), cudaSuccess);
+
+  ASSERT_EQ(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const RunStatus in_graph = ctx.gemm(captured, a, b, c_captured, 1.0, 0.0, capturing);
+  RunStatus elsewhere;
+  std::thread([&] {
+    elsewhere = ctx.gemm(tuned_elsewhere, a, b, c_elsewhere, 1.0, 0.0, other);
+  }).join();
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(capturing, &graph);
+  ASSERT_EQ(ended, cudaSuccess) << "the capture was invalidated: " << cudaGetErrorName(ended)
+                                << "\n"
+                                << logs;
+  (void)cudaGetLastError();
+  EXPECT_TRUE(in_graph.ok) << in_graph.error;
+  EXPECT_TRUE(elsewhere.ok) << elsewhere.error;
+  EXPECT_EQ(ctx.lookup(tuned_elsewhere).source, Source::Tuned) << logs;
+  EXPECT_EQ(logs.find("failed"), std::string::npos) << logs;
+
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  ASSERT_EQ(cudaMemset(c_captured, 0, 1024 * 8 * 2), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, capturing), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(capturing), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(other), cudaSuccess);
+  for (const auto& [c, elements, what] : {std::tuple{c_captured, 1024 * 8, "the replay"},
+                                          std::tuple{c_elsewhere, 2048 * 8, "the other thread"}}) {
+    std::vector<std::uint16_t> out(static_cast<std::size_t>(elements));
+    ASSERT_EQ(cudaMemcpy(out.data(), c, out.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (const std::uint16_t v : out) ASSERT_EQ(v, kExpected) << what << " did not write C";
+  }
+
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(capturing);
+  cudaStreamDestroy(other);
+  for (void* p : {a, b, c_captured, c_elsewhere}) cudaFree(p);
   std::filesystem::remove_all(dir);
 }
 
