@@ -319,5 +319,60 @@ TEST(GraphCaptureContext, TuningOnAnotherThreadLeavesACaptureValid) {
   std::filesystem::remove_all(dir);
 }
 
+// The same for a thread that only runs Default (no tuning) on a stream cuBLAS has not seen: setting
+// a handle's stream and running cuBLAS there must not fail a capture in the global mode either.
+TEST(GraphCaptureContext, DefaultOnAnotherThreadAndStreamLeavesACaptureValid) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  Options options;
+  options.backend = "cuda";
+  const auto dir = std::filesystem::temp_directory_path() / "gemmtune_gpu_capture_default";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  options.insert_device_ordinal = false;
+  options.filename = (dir / "results.csv").string();
+  options.untuned_filename = (dir / "untuned.csv").string();
+  Context ctx(options);
+  const Problem problem =
+      parse_problem("GemmTunableOp_BFloat16_TN", "tn_1024_8_512_ld_512_512_1024");
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  const std::vector<std::uint16_t> ones(1024 * 512, 0x3f80);
+  void *a = nullptr, *b = nullptr, *c_captured = nullptr, *c_elsewhere = nullptr;
+  ASSERT_EQ(cudaMalloc(&a, ones.size() * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&b, 512 * 8 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&c_captured, 1024 * 8 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&c_elsewhere, 1024 * 8 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(a, ones.data(), ones.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b, ones.data(), 512 * 8 * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  cudaStream_t capturing = nullptr, other = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&capturing, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_TRUE(ctx.gemm(problem, a, b, c_captured, 1.0, 0.0, capturing).ok);
+  ASSERT_EQ(cudaStreamSynchronize(capturing), cudaSuccess);
+
+  ASSERT_EQ(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const RunStatus in_graph = ctx.gemm(problem, a, b, c_captured, 1.0, 0.0, capturing);
+  RunStatus elsewhere;
+  // The stream is made before the capture begins and the thread after: what the thread does
+  // through gemmtune is all that can disturb the capture.
+  std::thread([&] { elsewhere = ctx.gemm(problem, a, b, c_elsewhere, 1.0, 0.0, other); }).join();
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(capturing, &graph);
+  EXPECT_EQ(ended, cudaSuccess) << "the capture was invalidated: " << cudaGetErrorName(ended);
+  (void)cudaGetLastError();
+  EXPECT_TRUE(in_graph.ok) << in_graph.error;
+  EXPECT_TRUE(elsewhere.ok) << elsewhere.error;
+  EXPECT_EQ(ctx.lookup(problem).solution, "Default");
+  if (graph != nullptr) cudaGraphDestroy(graph);
+  ASSERT_EQ(cudaStreamSynchronize(other), cudaSuccess);
+  std::vector<std::uint16_t> out(1024 * 8);
+  ASSERT_EQ(cudaMemcpy(out.data(), c_elsewhere, out.size() * 2, cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  for (const std::uint16_t v : out) ASSERT_EQ(v, 0x4400) << "the other thread did not write C";
+  cudaStreamDestroy(capturing);
+  cudaStreamDestroy(other);
+  for (void* p : {a, b, c_captured, c_elsewhere}) cudaFree(p);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace gemmtune
