@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
-#include <tuple>
 #include <vector>
 
 #include "device_test.hpp"
@@ -236,21 +236,66 @@ TEST(GraphCaptureContext, DispatchesWithoutTuningOrAllocatingInsideTheCapture) {
   std::filesystem::remove_all(dir);
 }
 
-// An application that captures on one thread, in the strictest mode (global: an unsafe call from
-// any thread fails the capture), while another thread's first call of a GEMM tunes it. The tuning
-// allocates, frees, fills, times and synchronizes on gemmtune's own streams; none of it belongs to
-// the graph, so it must neither fail nor invalidate the capture (solutions/cuda/capture_mode.hpp).
-TEST(GraphCaptureContext, TuningOnAnotherThreadLeavesACaptureValid) {
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  const auto dir = std::filesystem::temp_directory_path() / "gemmtune_gpu_capture_other_thread";
+// What the two tests below share: all-ones bf16 operands for "tn" problems up to 2048 × 8 × 512,
+// a C for the captured GEMM and one for the other thread's, and a stream for each, all made before
+// the capture begins (what the other thread does through gemmtune is then all that can disturb
+// it), and freed at the end.
+struct CaptureAndElsewhere {
+  static constexpr std::uint16_t kK = 0x4400;  // k = 512 in bf16: every element of C
+  void *a = nullptr, *b = nullptr, *c_captured = nullptr, *c_elsewhere = nullptr;
+  cudaStream_t capturing = nullptr, other = nullptr;
+
+  CaptureAndElsewhere() {
+    const std::vector<std::uint16_t> ones(2048 * 512, 0x3f80);
+    const bool made =
+        cudaSetDevice(0) == cudaSuccess && cudaMalloc(&a, ones.size() * 2) == cudaSuccess &&
+        cudaMalloc(&b, 512 * 8 * 2) == cudaSuccess &&
+        cudaMalloc(&c_captured, 2048 * 8 * 2) == cudaSuccess &&
+        cudaMalloc(&c_elsewhere, 2048 * 8 * 2) == cudaSuccess &&
+        cudaMemcpy(a, ones.data(), ones.size() * 2, cudaMemcpyHostToDevice) == cudaSuccess &&
+        cudaMemcpy(b, ones.data(), 512 * 8 * 2, cudaMemcpyHostToDevice) == cudaSuccess &&
+        cudaStreamCreateWithFlags(&capturing, cudaStreamNonBlocking) == cudaSuccess &&
+        cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking) == cudaSuccess;
+    if (!made) throw std::runtime_error("could not set up the operands and streams");
+  }
+  ~CaptureAndElsewhere() {
+    for (cudaStream_t s : {capturing, other}) {
+      if (s != nullptr) cudaStreamDestroy(s);
+    }
+    for (void* p : {a, b, c_captured, c_elsewhere}) cudaFree(p);
+  }
+  // Whether the first `elements` of C hold k (after the streams are done).
+  static ::testing::AssertionResult holds_k(void* c, std::int64_t elements) {
+    std::vector<std::uint16_t> out(static_cast<std::size_t>(elements));
+    if (cudaMemcpy(out.data(), c, out.size() * 2, cudaMemcpyDeviceToHost) != cudaSuccess) {
+      return ::testing::AssertionFailure() << "cudaMemcpy failed";
+    }
+    const auto wrong = std::find_if(out.begin(), out.end(), [](auto v) { return v != kK; });
+    if (wrong == out.end()) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure()
+           << "C[" << (wrong - out.begin()) << "] = " << *wrong << ": not written";
+  }
+  // Runs `elsewhere` on a thread of its own, begun and ended while `capturing` is captured in the
+  // global mode after `in_graph` went into the capture; returns how the capture ended.
+  template <typename InGraph, typename Elsewhere>
+  cudaError_t capture_while(InGraph&& in_graph, Elsewhere&& elsewhere, cudaGraph_t* graph) {
+    if (cudaStreamBeginCapture(capturing, cudaStreamCaptureModeGlobal) != cudaSuccess) {
+      return cudaErrorUnknown;
+    }
+    in_graph();
+    std::thread(elsewhere).join();
+    const cudaError_t ended = cudaStreamEndCapture(capturing, graph);
+    (void)cudaGetLastError();
+    return ended;
+  }
+};
+
+// Options for a Context on device 0 with its files in `dir` (made empty), its messages in `logs`.
+Options options_in(const std::filesystem::path& dir, std::mutex& log_mutex, std::string& logs) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  std::mutex log_mutex;
-  std::string logs;
   Options options;
   options.backend = "cuda";
-  options.tuning = true;
-  options.max_tuning_duration_ms = 5;
   options.insert_device_ordinal = false;
   options.filename = (dir / "results.csv").string();
   options.untuned_filename = (dir / "untuned.csv").string();
@@ -258,41 +303,41 @@ TEST(GraphCaptureContext, TuningOnAnotherThreadLeavesACaptureValid) {
     const std::lock_guard lock(log_mutex);
     logs += std::string(m) + "\n";
   };
+  return options;
+}
+
+// An application that captures on one thread, in the strictest mode (global: an unsafe call from
+// any thread fails the capture), while another thread's first call of a GEMM tunes it. The tuning
+// allocates, frees, fills, times and synchronizes on gemmtune's own streams, and the thread's end
+// releases its cuBLAS handles; none of it belongs to the graph, so it must neither fail nor
+// invalidate the capture (solutions/cuda/capture_mode.hpp, cublas_handle.hpp).
+TEST(GraphCaptureContext, TuningOnAnotherThreadLeavesACaptureValid) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const auto dir = std::filesystem::temp_directory_path() / "gemmtune_gpu_capture_other_thread";
+  std::mutex log_mutex;
+  std::string logs;
+  Options options = options_in(dir, log_mutex, logs);
+  options.tuning = true;
+  options.max_tuning_duration_ms = 5;
   Context ctx(options);
   const Problem captured =
       parse_problem("GemmTunableOp_BFloat16_TN", "tn_1024_8_512_ld_512_512_1024");
   const Problem tuned_elsewhere =
       parse_problem("GemmTunableOp_BFloat16_TN", "tn_2048_8_512_ld_512_512_2048");
-  constexpr std::uint16_t kExpected = 0x4400;  // k = 512 in bf16, from all-ones operands
-
-  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
-  const std::vector<std::uint16_t> ones(2048 * 512, 0x3f80);
-  void *a = nullptr, *b = nullptr, *c_captured = nullptr, *c_elsewhere = nullptr;
-  ASSERT_EQ(cudaMalloc(&a, ones.size() * 2), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&b, 512 * 8 * 2), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&c_captured, 1024 * 8 * 2), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&c_elsewhere, 2048 * 8 * 2), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(a, ones.data(), ones.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(b, ones.data(), 512 * 8 * 2, cudaMemcpyHostToDevice), cudaSuccess);
-  cudaStream_t capturing = nullptr, other = nullptr;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&capturing, cudaStreamNonBlocking), cudaSuccess);
-  ASSERT_EQ(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), cudaSuccess);
+  CaptureAndElsewhere x;
   // The captured GEMM's first call, outside the capture, tunes it (as an application warms up).
-  ASSERT_TRUE(ctx.gemm(captured, a, b, c_captured, 1.0, 0.0, capturing).ok) << logs;
-  ASSERT_EQ(cudaStreamSynchronize(capturing), cudaSuccess);
+  ASSERT_TRUE(ctx.gemm(captured, x.a, x.b, x.c_captured, 1.0, 0.0, x.capturing).ok) << logs;
+  ASSERT_EQ(cudaStreamSynchronize(x.capturing), cudaSuccess);
 
-  ASSERT_EQ(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeGlobal), cudaSuccess);
-  const RunStatus in_graph = ctx.gemm(captured, a, b, c_captured, 1.0, 0.0, capturing);
-  RunStatus elsewhere;
-  std::thread([&] {
-    elsewhere = ctx.gemm(tuned_elsewhere, a, b, c_elsewhere, 1.0, 0.0, other);
-  }).join();
+  RunStatus in_graph, elsewhere;
   cudaGraph_t graph = nullptr;
-  const cudaError_t ended = cudaStreamEndCapture(capturing, &graph);
+  const cudaError_t ended = x.capture_while(
+      [&] { in_graph = ctx.gemm(captured, x.a, x.b, x.c_captured, 1.0, 0.0, x.capturing); },
+      [&] { elsewhere = ctx.gemm(tuned_elsewhere, x.a, x.b, x.c_elsewhere, 1.0, 0.0, x.other); },
+      &graph);
   ASSERT_EQ(ended, cudaSuccess) << "the capture was invalidated: " << cudaGetErrorName(ended)
                                 << "\n"
                                 << logs;
-  (void)cudaGetLastError();
   EXPECT_TRUE(in_graph.ok) << in_graph.error;
   EXPECT_TRUE(elsewhere.ok) << elsewhere.error;
   EXPECT_EQ(ctx.lookup(tuned_elsewhere).source, Source::Tuned) << logs;
@@ -300,22 +345,14 @@ TEST(GraphCaptureContext, TuningOnAnotherThreadLeavesACaptureValid) {
 
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-  ASSERT_EQ(cudaMemset(c_captured, 0, 1024 * 8 * 2), cudaSuccess);
-  ASSERT_EQ(cudaGraphLaunch(exec, capturing), cudaSuccess);
-  ASSERT_EQ(cudaStreamSynchronize(capturing), cudaSuccess);
-  ASSERT_EQ(cudaStreamSynchronize(other), cudaSuccess);
-  for (const auto& [c, elements, what] : {std::tuple{c_captured, 1024 * 8, "the replay"},
-                                          std::tuple{c_elsewhere, 2048 * 8, "the other thread"}}) {
-    std::vector<std::uint16_t> out(static_cast<std::size_t>(elements));
-    ASSERT_EQ(cudaMemcpy(out.data(), c, out.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
-    for (const std::uint16_t v : out) ASSERT_EQ(v, kExpected) << what << " did not write C";
-  }
-
+  ASSERT_EQ(cudaMemset(x.c_captured, 0, 1024 * 8 * 2), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, x.capturing), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(x.capturing), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(x.other), cudaSuccess);
+  EXPECT_TRUE(x.holds_k(x.c_captured, 1024 * 8)) << "the replay";
+  EXPECT_TRUE(x.holds_k(x.c_elsewhere, 2048 * 8)) << "the other thread";
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
-  cudaStreamDestroy(capturing);
-  cudaStreamDestroy(other);
-  for (void* p : {a, b, c_captured, c_elsewhere}) cudaFree(p);
   std::filesystem::remove_all(dir);
 }
 
@@ -323,56 +360,29 @@ TEST(GraphCaptureContext, TuningOnAnotherThreadLeavesACaptureValid) {
 // a handle's stream and running cuBLAS there must not fail a capture in the global mode either.
 TEST(GraphCaptureContext, DefaultOnAnotherThreadAndStreamLeavesACaptureValid) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  Options options;
-  options.backend = "cuda";
   const auto dir = std::filesystem::temp_directory_path() / "gemmtune_gpu_capture_default";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  options.insert_device_ordinal = false;
-  options.filename = (dir / "results.csv").string();
-  options.untuned_filename = (dir / "untuned.csv").string();
-  Context ctx(options);
+  std::mutex log_mutex;
+  std::string logs;
+  Context ctx(options_in(dir, log_mutex, logs));
   const Problem problem =
       parse_problem("GemmTunableOp_BFloat16_TN", "tn_1024_8_512_ld_512_512_1024");
-  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
-  const std::vector<std::uint16_t> ones(1024 * 512, 0x3f80);
-  void *a = nullptr, *b = nullptr, *c_captured = nullptr, *c_elsewhere = nullptr;
-  ASSERT_EQ(cudaMalloc(&a, ones.size() * 2), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&b, 512 * 8 * 2), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&c_captured, 1024 * 8 * 2), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&c_elsewhere, 1024 * 8 * 2), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(a, ones.data(), ones.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(b, ones.data(), 512 * 8 * 2, cudaMemcpyHostToDevice), cudaSuccess);
-  cudaStream_t capturing = nullptr, other = nullptr;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&capturing, cudaStreamNonBlocking), cudaSuccess);
-  ASSERT_EQ(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), cudaSuccess);
-  ASSERT_TRUE(ctx.gemm(problem, a, b, c_captured, 1.0, 0.0, capturing).ok);
-  ASSERT_EQ(cudaStreamSynchronize(capturing), cudaSuccess);
+  CaptureAndElsewhere x;
+  ASSERT_TRUE(ctx.gemm(problem, x.a, x.b, x.c_captured, 1.0, 0.0, x.capturing).ok) << logs;
+  ASSERT_EQ(cudaStreamSynchronize(x.capturing), cudaSuccess);
 
-  ASSERT_EQ(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeGlobal), cudaSuccess);
-  const RunStatus in_graph = ctx.gemm(problem, a, b, c_captured, 1.0, 0.0, capturing);
-  RunStatus elsewhere;
-  // The stream is made before the capture begins and the thread after: what the thread does
-  // through gemmtune is all that can disturb the capture.
-  std::thread([&] { elsewhere = ctx.gemm(problem, a, b, c_elsewhere, 1.0, 0.0, other); }).join();
+  RunStatus in_graph, elsewhere;
   cudaGraph_t graph = nullptr;
-  const cudaError_t ended = cudaStreamEndCapture(capturing, &graph);
+  const cudaError_t ended = x.capture_while(
+      [&] { in_graph = ctx.gemm(problem, x.a, x.b, x.c_captured, 1.0, 0.0, x.capturing); },
+      [&] { elsewhere = ctx.gemm(problem, x.a, x.b, x.c_elsewhere, 1.0, 0.0, x.other); }, &graph);
   EXPECT_EQ(ended, cudaSuccess) << "the capture was invalidated: " << cudaGetErrorName(ended);
-  (void)cudaGetLastError();
   EXPECT_TRUE(in_graph.ok) << in_graph.error;
   EXPECT_TRUE(elsewhere.ok) << elsewhere.error;
   EXPECT_EQ(ctx.lookup(problem).solution, "Default");
   if (graph != nullptr) cudaGraphDestroy(graph);
-  ASSERT_EQ(cudaStreamSynchronize(other), cudaSuccess);
-  std::vector<std::uint16_t> out(1024 * 8);
-  ASSERT_EQ(cudaMemcpy(out.data(), c_elsewhere, out.size() * 2, cudaMemcpyDeviceToHost),
-            cudaSuccess);
-  for (const std::uint16_t v : out) ASSERT_EQ(v, 0x4400) << "the other thread did not write C";
-  cudaStreamDestroy(capturing);
-  cudaStreamDestroy(other);
-  for (void* p : {a, b, c_captured, c_elsewhere}) cudaFree(p);
+  ASSERT_EQ(cudaStreamSynchronize(x.other), cudaSuccess);
+  EXPECT_TRUE(x.holds_k(x.c_elsewhere, 1024 * 8)) << "the other thread";
   std::filesystem::remove_all(dir);
 }
-
 }  // namespace
 }  // namespace gemmtune
