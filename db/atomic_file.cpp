@@ -1,15 +1,18 @@
 #include "db/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "db/text_lines.hpp"
 #include "tuner/error.hpp"
 
 namespace gemmtune {
@@ -24,6 +27,7 @@ namespace {
 class Fd {
  public:
   explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   ~Fd() {
@@ -40,7 +44,9 @@ class Fd {
   int fd_;
 };
 
-void write_all(int fd, std::string_view data, const std::filesystem::path& path) {
+// `written`, where given, counts the bytes that reached the file, also when a later write fails.
+void write_all(int fd, std::string_view data, const std::filesystem::path& path,
+               std::size_t* written = nullptr) {
   while (!data.empty()) {
     const ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0) {
@@ -48,6 +54,7 @@ void write_all(int fd, std::string_view data, const std::filesystem::path& path)
       fail_errno("write", path);
     }
     data.remove_prefix(static_cast<std::size_t>(n));
+    if (written != nullptr) *written += static_cast<std::size_t>(n);
   }
 }
 
@@ -57,7 +64,79 @@ void fsync_directory(const std::filesystem::path& dir) {
   if (::fsync(fd.get()) != 0) fail_errno("fsync", dir);
 }
 
-std::filesystem::path temp_path_for(const std::filesystem::path& path) {
+// Takes the append lock on `fd`, waiting for the appender that holds it; false where the file
+// system has no locks, and the append goes ahead unlocked. flock, not fcntl: fcntl locks belong to
+// the process, so two threads of one (a Context saving from several) would not exclude each other,
+// and closing any other descriptor of the file would drop them.
+bool lock_for_append(int fd, const std::filesystem::path& path) {
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL) return false;
+    fail_errno("flock", path);
+  }
+  return true;
+}
+
+// Whether `path` still names the file open on `fd`. A planning append may have replaced the file
+// (temp file + rename) while we waited for its lock; bytes appended to the old one would be lost
+// with it.
+bool still_named(int fd, const std::filesystem::path& path) {
+  struct stat open_file {};
+  struct stat named {};
+  if (::fstat(fd, &open_file) != 0) fail_errno("fstat", path);
+  if (::stat(path.c_str(), &named) != 0) {
+    if (errno == ENOENT) return false;
+    fail_errno("stat", path);
+  }
+  return open_file.st_dev == named.st_dev && open_file.st_ino == named.st_ino;
+}
+
+struct AppendTarget {
+  Fd fd;
+  bool locked;   // false only where the file system has no locks
+  bool created;  // this call created the file, so its directory must be fsync'ed too
+};
+
+// Opens `path` for appending (creating it if missing) and takes its append lock.
+AppendTarget open_for_append(const std::filesystem::path& path) {
+  for (;;) {
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(path, ec);
+    Fd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666));
+    if (fd.get() < 0) fail_errno("open", path);
+    const bool locked = lock_for_append(fd.get(), path);
+    if (!locked || still_named(fd.get(), path)) return {std::move(fd), locked, !existed};
+  }
+}
+
+// Appends `content` and fsyncs. A line cut short (disk full, a size limit) could still parse: a
+// time cut after "0.00" is a 0 ms winner that a resumed run would skip and a merge would prefer.
+// So a failed write is taken back to the size the file had before it, which the lock makes exactly
+// this call's own bytes; the exception says what failed.
+void append_locked(const AppendTarget& target, std::string_view content,
+                   const std::filesystem::path& path) {
+  const int fd = target.fd.get();
+  struct stat before {};
+  if (::fstat(fd, &before) != 0) fail_errno("fstat", path);
+  std::size_t written = 0;
+  try {
+    write_all(fd, content, path, &written);
+    if (::fsync(fd) != 0) fail_errno("fsync", path);
+  } catch (...) {
+    // Unlocked, another appender's lines may follow ours; they are worth more than a clean end,
+    // so the file is then taken back only if it ends with our bytes alone.
+    struct stat now {};
+    const bool only_ours =
+        target.locked ||
+        (::fstat(fd, &now) == 0 && now.st_size == before.st_size + static_cast<off_t>(written));
+    if (only_ours && ::ftruncate(fd, before.st_size) == 0) (void)::fsync(fd);
+    throw;
+  }
+}
+
+}  // namespace
+
+std::filesystem::path temporary_path_for(const std::filesystem::path& path) {
   // pid + counter is unique among processes and threads of this host; O_EXCL catches the rest.
   static std::atomic<unsigned> counter{0};
   auto name = path.filename().string();
@@ -65,11 +144,14 @@ std::filesystem::path temp_path_for(const std::filesystem::path& path) {
   return path.parent_path() / name;
 }
 
-}  // namespace
+void rename_durably(const std::filesystem::path& from, const std::filesystem::path& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) fail_errno("rename", to);
+  fsync_directory(to.parent_path());
+}
 
 void write_file_atomically(const std::filesystem::path& path,
                            const std::function<void(const ChunkWriter&)>& produce) {
-  const auto temp = temp_path_for(path);
+  const auto temp = temporary_path_for(path);
   Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
   if (fd.get() < 0) fail_errno("open", temp);
   try {
@@ -93,7 +175,7 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 }
 
 bool create_file_atomically(const std::filesystem::path& path, std::string_view content) {
-  const auto temp = temp_path_for(path);
+  const auto temp = temporary_path_for(path);
   {
     Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
     if (fd.get() < 0) fail_errno("open", temp);
@@ -119,24 +201,27 @@ bool create_file_atomically(const std::filesystem::path& path, std::string_view 
 }
 
 void append_durably(const std::filesystem::path& path, std::string_view content) {
-  std::error_code ec;
-  const bool existed = std::filesystem::exists(path, ec);
-  Fd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666));
-  if (fd.get() < 0) fail_errno("open", path);
-  struct stat before {};
-  if (::fstat(fd.get(), &before) != 0) fail_errno("fstat", path);
-  try {
-    write_all(fd.get(), content, path);
-    if (::fsync(fd.get()) != 0) fail_errno("fsync", path);
-  } catch (...) {
-    // A line cut short (disk full, a size limit) could still parse: a time cut after "0.00" is a
-    // 0 ms winner that a resumed run would skip and a merge would prefer. Take the file back to
-    // what it held; the exception says what failed.
-    if (::ftruncate(fd.get(), before.st_size) == 0) (void)::fsync(fd.get());
-    throw;
+  AppendTarget target = open_for_append(path);
+  append_locked(target, content, path);
+  target.fd.close_checked(path);  // releases the lock, after the fsync
+  if (target.created) fsync_directory(path.parent_path());
+}
+
+void append_durably(const std::filesystem::path& path,
+                    const std::function<AppendPlan(std::string_view content)>& plan) {
+  AppendTarget target = open_for_append(path);
+  // Read by path: the lock is on the file `path` names (open_for_append checked), and no appender
+  // changes it until we are done.
+  const AppendPlan decided = plan(read_file(path));
+  if (decided.replace_with) {
+    // Still holding the lock on the file it replaces: an appender waiting on that one finds, once
+    // it has the lock, that the path names another file, and appends to that.
+    write_file_atomically(path, *decided.replace_with);
+    return;
   }
-  fd.close_checked(path);
-  if (!existed) fsync_directory(path.parent_path());
+  if (!decided.append.empty()) append_locked(target, decided.append, path);
+  target.fd.close_checked(path);
+  if (target.created) fsync_directory(path.parent_path());
 }
 
 void check_can_write(const std::filesystem::path& path) {

@@ -10,11 +10,19 @@
 //
 // Contract of append_durably: the bytes are appended with O_APPEND (so concurrent appenders do
 // not overwrite each other) and fsync'ed before returning, so a tuning run killed with -9 after
-// the call loses nothing it was told was saved.
+// the call loses nothing it was told was saved. Appenders take turns: each holds an exclusive
+// flock(2) on the file from before it looks at the file's size until its bytes are fsync'ed, so a
+// write that fails part-way is taken back to that size — removing its own bytes and never
+// another process's — and the planning form decides from content no one else appends to
+// meanwhile. The lock is advisory: it orders gemmtune's appenders, not other programs. Where the
+// file system has no locks (Lustre mounted without flock), appends go ahead unlocked, and a failed
+// one is taken back only when nothing but its own bytes follow the size it saw.
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace gemmtune {
@@ -28,6 +36,12 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 void write_file_atomically(const std::filesystem::path& path,
                            const std::function<void(const ChunkWriter&)>& produce);
 
+// For files that must be built whole under another name first (a SQLite database): a fresh name
+// beside `path` (".NAME.tmp.PID.N", so on the same file system), and the rename over `path`,
+// made durable as write_file_atomically's is.
+std::filesystem::path temporary_path_for(const std::filesystem::path& path);
+void rename_durably(const std::filesystem::path& from, const std::filesystem::path& to);
+
 // Creates `path` with `content` only if it does not exist yet, atomically (temp file + link(2),
 // which fails rather than replaces); returns false, changing nothing, when it already exists.
 // Two processes starting on one new results file thus agree on who writes its header.
@@ -35,6 +49,21 @@ bool create_file_atomically(const std::filesystem::path& path, std::string_view 
 
 // Appends `content` and fsyncs; creates the file (and fsyncs its directory) if it is missing.
 void append_durably(const std::filesystem::path& path, std::string_view content);
+
+// What to write, decided by append_durably's planner from the file as it stands.
+struct AppendPlan {
+  std::string append;                       // bytes to append (none: leave the file as it is)
+  std::optional<std::string> replace_with;  // or: the whole new content, written atomically
+};
+
+// The planning form: `plan` receives the file's whole content (a missing file is created empty),
+// read while this call holds the append lock, so nothing another appender writes can come between
+// what it saw and what it writes. An exception from `plan` propagates and writes nothing. A
+// replacement goes through write_file_atomically; appenders that were waiting on the replaced file
+// find the new one. Two processes that both find a file empty thus write one header between them.
+// `plan` must not write to `path` itself: it would wait for the lock its caller holds.
+void append_durably(const std::filesystem::path& path,
+                    const std::function<AppendPlan(std::string_view content)>& plan);
 
 // Throws InputError naming `path` when no file could be written there: its directory is missing,
 // is not a directory or is not writable, or `path` is a directory. For callers that must know

@@ -1,7 +1,16 @@
 #include "db/convert.hpp"
 
+#include <sys/stat.h>
+
+#include <array>
+#include <string_view>
+#include <system_error>
+
 #include <fmt/format.h>
 
+#include "db/atomic_file.hpp"
+#include "db/sqlite_handle.hpp"
+#include "db/sqlite_store.hpp"
 #include "tuner/error.hpp"
 #include "validator/compare.hpp"
 
@@ -50,6 +59,61 @@ ConvertReport write_tables(ResultsStore& to, const std::vector<ResultsTable>& ta
   return report;
 }
 
+// The files SQLite keeps beside a database: the write-ahead log, its index, the rollback journal.
+constexpr std::array<std::string_view, 3> kSqliteSideFiles{"-wal", "-shm", "-journal"};
+
+void remove_side_files(const std::filesystem::path& database) {
+  for (const std::string_view suffix : kSqliteSideFiles) {
+    const std::filesystem::path file = database.string() + std::string(suffix);
+    std::error_code ec;
+    if (!std::filesystem::remove(file, ec) && ec) {
+      GEMMTUNE_THROW("cannot remove {}: {}", file.string(), ec.message());
+    }
+  }
+}
+
+// A SQLite target is written whole, as a CSV one is (write_file_atomically): built in a temporary
+// database beside it, then renamed over it. So nothing of a file already there survives — `db
+// convert --force` replaces it, and its other environments, results, measurements and runs would
+// otherwise stay beside the converted ones — whatever it holds (another program's tables, no
+// database at all), and a crash leaves the old file or the new one, never a mixture (the old one
+// without its -wal file, if the crash comes just before the rename).
+ConvertReport write_new_database(const std::filesystem::path& to,
+                                 const std::vector<ResultsTable>& tables) {
+  const auto temp = temporary_path_for(to);
+  try {
+    ConvertReport report;
+    {
+      const auto built = make_sqlite_store(temp);
+      report = write_tables(*built, tables);
+    }
+    {
+      // Every commit into the file itself: a -wal file would not follow the rename. The first
+      // write to the new database switches it back to WAL.
+      SqliteDatabase built(temp);
+      built.exec("PRAGMA journal_mode=DELETE");
+      GEMMTUNE_EXPECT(built.journal_mode() == "delete", "{} still has a -wal file", temp.string());
+    }
+    struct stat old {};
+    if (::stat(to.c_str(), &old) == 0) {
+      std::filesystem::permissions(temp, static_cast<std::filesystem::perms>(old.st_mode & 07777));
+    }
+    // The old database's -wal (the last commits of a writer that was killed) and -journal would be
+    // read into the new database by the name they share, so they go first. A process still writing
+    // the old database loses what it writes from now on: replacing it was asked for.
+    remove_side_files(to);
+    rename_durably(temp, to);
+    return report;
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(temp, ec);
+    for (const std::string_view suffix : kSqliteSideFiles) {
+      std::filesystem::remove(temp.string() + std::string(suffix), ec);
+    }
+    throw;
+  }
+}
+
 }  // namespace
 
 ConvertReport convert_store(ResultsStore& from, ResultsStore& to, const ConvertOptions& options,
@@ -68,8 +132,9 @@ ConvertReport convert_file(const std::filesystem::path& from, const std::filesys
   const bool to_csv = results_store_kind(to) == "csv";
   const auto source = open_results_store(from);
   const auto tables = tables_to_convert(*source, to_csv, options, diagnostics);
-  // Only now, with the source read: a SQLite target exists from its opening on, and a failed
-  // conversion must not leave one behind (a corrected rerun would be refused as replacing it).
+  // Only now, with the source read: a failed conversion must not leave a target behind (a
+  // corrected rerun would be refused as replacing it).
+  if (!to_csv) return write_new_database(to, tables);
   const auto target = open_results_store(to);
   return write_tables(*target, tables);
 }

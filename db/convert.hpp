@@ -27,9 +27,11 @@ struct ConvertReport {
 ConvertReport convert_store(ResultsStore& from, ResultsStore& to, const ConvertOptions& options,
                             Diagnostics& diagnostics);
 
-// convert_store between the stores at two paths. A missing source is an InputError naming it;
-// the source is read in full before the target is opened (and, for SQLite, created), so that a
-// conversion that fails on its input leaves nothing behind.
+// convert_store between the stores at two paths, writing the target whole: whatever file is at
+// `to` is replaced (a CSV file atomically; a SQLite database is built beside it and renamed over
+// it, its -wal and -journal files removed), so that the target holds the converted tables and
+// nothing else. A missing source is an InputError naming it; the source is read in full before
+// the target is written, so that a conversion that fails on its input leaves nothing behind.
 ConvertReport convert_file(const std::filesystem::path& from, const std::filesystem::path& to,
                            const ConvertOptions& options, Diagnostics& diagnostics);
 

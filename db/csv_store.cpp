@@ -6,7 +6,6 @@
 
 #include "db/atomic_file.hpp"
 #include "db/csv_results.hpp"
-#include "db/text_lines.hpp"
 #include "tuner/error.hpp"
 #include "validator/compare.hpp"
 
@@ -33,41 +32,51 @@ class CsvStore final : public ResultsStore {
 
   void append(const Environment& environment, const ResultEntry& entry,
               std::span<const CandidateReport> /*candidates: CSV has no place for them*/) override {
-    std::string line = format_result_line(entry, format_time_ms(entry.time_ms));
-    if (!checked_environment_ || !(*checked_environment_ == environment)) {
-      // A new file gets its header through create_file_atomically, so that of two processes
-      // starting together one writes it and the other finds it and checks it below. A file that
-      // holds nothing (blank, a BOM alone, touched: holds_nothing, the rule the tuning run's
-      // check before it starts applies too) is simply replaced.
-      const std::string header = format_validator_lines(environment);
-      const bool created = create_file_atomically(path_, header);
-      if (!created) {
-        const std::string content = read_file(path_);
-        Diagnostics read;  // bad lines are reported by readers; here they only forbid replacing
-        const ResultsTable table = parse_results_csv(content, path_.string(), read);
-        const Environment& existing = table.environment;
-        if (holds_nothing(table, read)) {
-          write_file_atomically(path_, header);
-        } else if (!(existing == environment)) {
-          throw InputError(fmt::format(
-              "{}: refusing to append: the file was measured in another environment, and one "
-              "results file never mixes environments ({}). Write to another file, or convert it "
-              "to SQLite, which keeps one table per environment.",
-              path_.string(),
-              compare_environments(existing, environment)
-                  .summarize_differences("file", "this run")));
-        } else if (!content.empty() && content.back() != '\n') {
-          line = fmt::format("\n{}", line);
-        }
-      }
-      checked_environment_ = environment;
+    const std::string line = format_result_line(entry, format_time_ms(entry.time_ms));
+    if (checked_environment_ && *checked_environment_ == environment) {
+      append_durably(path_, line);
+      return;
     }
-    append_durably(path_, line);
+    // A new file is created with its header and this line at once (create_file_atomically), so
+    // that of two processes starting together one writes it. Otherwise the header is checked —
+    // and for a file that holds nothing (blank, a BOM alone, touched: holds_nothing, the rule the
+    // tuning run's check before it starts applies too) written — under the append lock, so that
+    // no other appender can write a header or a line between what this one read and what it
+    // writes.
+    const std::string header = format_validator_lines(environment);
+    if (!create_file_atomically(path_, header + line)) {
+      append_durably(path_, [&](std::string_view content) {
+        return plan_append(content, environment, header, line);
+      });
+    }
+    checked_environment_ = environment;
   }
 
   void record_run(const RunRecord& /*run*/) override {}
 
  private:
+  // What to write to a file holding `content` (read under the append lock) to add `line`.
+  AppendPlan plan_append(std::string_view content, const Environment& environment,
+                         const std::string& header, const std::string& line) const {
+    Diagnostics read;  // bad lines are reported by readers; here they only forbid replacing
+    const ResultsTable table = parse_results_csv(content, path_.string(), read);
+    if (holds_nothing(table, read)) return {.append = {}, .replace_with = header + line};
+    if (!(table.environment == environment)) {
+      throw InputError(fmt::format(
+          "{}: refusing to append: the file was measured in another environment, and one "
+          "results file never mixes environments ({}). Write to another file, or convert it "
+          "to SQLite, which keeps one table per environment.",
+          path_.string(),
+          compare_environments(table.environment, environment)
+              .summarize_differences("file", "this run")));
+    }
+    // A last line without its newline (a writer killed mid-line) gets one, so that ours stays
+    // whole and the broken one is reported on the next read.
+    if (!content.empty() && content.back() != '\n')
+      return {.append = "\n" + line, .replace_with = std::nullopt};
+    return {.append = line, .replace_with = std::nullopt};
+  }
+
   std::filesystem::path path_;
   // The environment this object last verified the file against; saves re-reading per append.
   std::optional<Environment> checked_environment_;

@@ -73,9 +73,30 @@ SqliteDatabase::SqliteDatabase(const std::filesystem::path& path, Access access)
   }
   sqlite_check(read, raw, "SELECT count(*) FROM sqlite_master", __FILE__, __LINE__);
   if (access == Access::ReadOnly) return;  // a reader changes nothing, not even the journal mode
-  // WAL lets readers and a writer proceed together. synchronous=FULL fsyncs the WAL at every
-  // commit (NORMAL would not), so a committed result survives power loss, as append() promises.
-  exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
+  // WAL lets readers and a writer proceed together. Where SQLite cannot use it (a VFS or file
+  // system without the shared memory its index needs) the pragma does not fail: it answers with
+  // the mode it kept. That is the rollback journal, which is as atomic and, with synchronous=FULL,
+  // as durable; only readers then wait for a writer's commit, on the busy timeout. So the database
+  // is used in the mode it answered, and journal_mode() tells which.
+  std::string journal;
+  {
+    SqliteStatement wal(*this, "PRAGMA journal_mode=WAL");
+    if (wal.step()) journal = wal.column_text(0);
+  }
+  if (journal.empty() || journal == "memory" || journal == "off") {
+    // A journal in memory, or none, would lose atomicity or durability; no database in a file
+    // answers with them, but nothing that does may hold results.
+    GEMMTUNE_THROW("{}: PRAGMA journal_mode=WAL left the journal mode '{}'", path.string(),
+                   journal);
+  }
+  // synchronous=FULL fsyncs at every commit (in WAL mode NORMAL would not), so a committed result
+  // survives power loss, as append() promises.
+  exec("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
+}
+
+std::string SqliteDatabase::journal_mode() {
+  SqliteStatement mode(*this, "PRAGMA journal_mode");
+  return mode.step() ? mode.column_text(0) : std::string();
 }
 
 int SqliteDatabase::connect(const std::string& name, int flags) {

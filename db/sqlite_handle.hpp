@@ -3,9 +3,11 @@
 //
 // Contract: every sqlite3 return code is checked; a failure throws gemmtune::Error naming the
 // call, the SQL where there is one, and sqlite3_errmsg. Destructors never throw (a failed close
-// or rollback is reported on stderr). Connections run in WAL mode with a 5 s busy timeout so that
-// several tuning processes can write one database; write transactions start IMMEDIATE so that
-// two writers queue on the busy timeout instead of failing with SQLITE_BUSY on lock upgrade.
+// or rollback is reported on stderr). Connections that write run in WAL mode where SQLite can
+// use it (otherwise in the rollback journal it keeps, as safe: sqlite_handle.cpp says why), with
+// a 5 s busy timeout so that several tuning processes can write one database; write transactions
+// start IMMEDIATE so that two writers queue on the busy timeout instead of failing with
+// SQLITE_BUSY on lock upgrade.
 // A read-only connection changes nothing, not even the journal mode. A path that cannot be
 // opened, and a file that is not a database, are InputErrors naming the path: they are the
 // user's files, not our bugs.
@@ -42,6 +44,8 @@ class SqliteDatabase {
 
   // Runs one or more statements that return no rows.
   void exec(std::string_view sql);
+  // "wal", or for a database SQLite could not switch to WAL its rollback journal's ("delete").
+  std::string journal_mode();
   std::int64_t last_insert_rowid() const { return sqlite3_last_insert_rowid(db_.get()); }
 
  private:

@@ -1,5 +1,5 @@
 // Atomic writes: a failure mid-write leaves the old file intact and no temp file behind; durable
-// appends add to the end.
+// appends add to the end, take turns under the append lock, and take back only their own bytes.
 #include "db/atomic_file.hpp"
 
 #include <gtest/gtest.h>
@@ -8,12 +8,36 @@
 
 #include <csignal>
 
+#include <future>
 #include <stdexcept>
 
+#include "held_append_lock.hpp"
 #include "temp_dir.hpp"
 
 namespace gemmtune {
 namespace {
+
+// Limits the size of files this process may write (a write past it fails, with SIGXFSZ ignored,
+// rather than killing the process) for as long as it lives.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) : old_handler_(std::signal(SIGXFSZ, SIG_IGN)) {
+    EXPECT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit_), 0);
+    rlimit limit = old_limit_;
+    limit.rlim_cur = bytes;
+    EXPECT_EQ(::setrlimit(RLIMIT_FSIZE, &limit), 0);
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &old_limit_);
+    std::signal(SIGXFSZ, old_handler_);
+  }
+
+ private:
+  rlimit old_limit_{};
+  void (*old_handler_)(int);
+};
 
 std::size_t count_files(const std::filesystem::path& dir) {
   std::size_t n = 0;
@@ -99,17 +123,72 @@ TEST(AppendDurably, AWriteThatFailsPartWayLeavesTheFileAsItWas) {
   const auto file = dir / "results.csv";
   append_durably(file, "Validator,VERSION,1\n");
   const std::string before = testing::read_text(file);
-  rlimit old_limit{};
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
-  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // a failed write, not a killed process
-  rlimit small = old_limit;
-  small.rlim_cur = before.size() + 10;
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
-  EXPECT_THROW(append_durably(file, "GemmTunableOp_float_NN,nn_16_64_64_ld_16_64_16,X,0.0031\n"),
-               std::exception);
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &old_limit), 0);
-  std::signal(SIGXFSZ, old_handler);
+  {
+    const FileSizeLimit limit(before.size() + 10);
+    EXPECT_THROW(append_durably(file, "GemmTunableOp_float_NN,nn_16_64_64_ld_16_64_16,X,0.0031\n"),
+                 std::exception);
+  }
   EXPECT_EQ(testing::read_text(file), before);
+}
+
+// Two processes append to one results file. One's write fails part-way and is taken back; the
+// other's lines, appended after the first opened the file, must survive that. Appenders take
+// turns (the append lock), and the failed one is taken back to the size it saw under the lock.
+TEST(AppendDurably, AFailedWriteNeverTakesAnotherAppendersLines) {
+  testing::TempDir dir;
+  const auto file = dir / "results.csv";
+  append_durably(file, "Validator,VERSION,1\n");
+  const std::string before = testing::read_text(file);
+  const std::string other = "GemmTunableOp_float_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n";
+  const std::string ours = "GemmTunableOp_float_NN,nn_16_64_64_ld_16_64_16,X,0.0031\n";
+  {
+    testing::HeldAppendLock other_appender(file);
+    // Either line fits under the limit alone, not both: ours fails part-way after the other's.
+    const FileSizeLimit limit(before.size() + other.size() + ours.size() - 1);
+    auto appending = std::async(std::launch::async, [&] { append_durably(file, ours); });
+    testing::wait_briefly(appending);
+    EXPECT_TRUE(other_appender.append(other));
+    other_appender.release();
+    EXPECT_THROW(appending.get(), std::exception);
+  }
+  EXPECT_EQ(testing::read_text(file), before + other);
+}
+
+// An appender that waited for the lock while the file was replaced (a planning append writes a
+// new file and renames it over) appends to the new file, not to the old one, which is gone.
+TEST(AppendDurably, AnAppenderWaitingWhileTheFileIsReplacedAppendsToTheNewFile) {
+  testing::TempDir dir;
+  const auto file = dir / "results.csv";
+  testing::write_text(file, "");
+  {
+    testing::HeldAppendLock replacer(file);
+    auto appending = std::async(std::launch::async, [&] { append_durably(file, "ours\n"); });
+    testing::wait_briefly(appending);
+    write_file_atomically(file, "Validator,VERSION,1\n");
+    replacer.release();
+    appending.get();
+  }
+  EXPECT_EQ(testing::read_text(file), "Validator,VERSION,1\nours\n");
+}
+
+// The planning form decides from the content as it stands under the lock, and may replace it.
+TEST(AppendDurably, PlanSeesTheContentAndMayAppendOrReplace) {
+  testing::TempDir dir;
+  const auto file = dir / "results.csv";
+  append_durably(file, [](std::string_view content) {
+    EXPECT_EQ(content, "");
+    return AppendPlan{.append = {}, .replace_with = "header\nfirst\n"};
+  });
+  append_durably(file, [](std::string_view content) {
+    EXPECT_EQ(content, "header\nfirst\n");
+    return AppendPlan{.append = "second\n", .replace_with = std::nullopt};
+  });
+  EXPECT_THROW(
+      append_durably(file,
+                     [](std::string_view) -> AppendPlan { throw std::runtime_error("refused"); }),
+      std::runtime_error);
+  EXPECT_EQ(testing::read_text(file), "header\nfirst\nsecond\n");
+  EXPECT_EQ(count_files(dir.path()), 1u);
 }
 
 }  // namespace

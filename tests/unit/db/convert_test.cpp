@@ -1,10 +1,13 @@
 // Convert: CSV → SQLite → CSV gives the same bytes; several environments do not fit one CSV
-// file unless one is selected.
+// file unless one is selected; a database that is converted into is replaced whole.
 #include "db/convert.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "db/csv_results.hpp"
+#include "db/sqlite_handle.hpp"
 #include "temp_dir.hpp"
 #include "tuner/error.hpp"
 
@@ -122,6 +125,101 @@ TEST(Convert, ASourceThatFailsToLoadLeavesNoTarget) {
   testing::write_text(dir / "notdb.db", "Validator,PT_VERSION,2.11.0\n");
   EXPECT_THROW(convert_file(dir / "notdb.db", dir / "out.db", {}, strict), InputError);
   EXPECT_FALSE(std::filesystem::exists(dir / "out.db"));
+}
+
+std::int64_t count_rows(const std::filesystem::path& db, std::string_view table) {
+  SqliteDatabase read(db, SqliteDatabase::Access::ReadOnly);
+  SqliteStatement s(read, fmt::format("SELECT count(*) FROM {}", table));
+  s.step();
+  return s.column_int64(0);
+}
+
+// A database holding what a conversion must not keep: another environment, a result of the
+// source's environment that the source lacks, candidates' measurements and a run.
+void fill_old_database(const std::filesystem::path& path) {
+  auto old = open_results_store(path);
+  CandidateReport candidate;
+  candidate.solution = "Old";
+  candidate.disposition = Disposition::Winner;
+  old->append(Environment{{"PT_VERSION", "2.10.0"}},
+              {"GemmTunableOp_Half_NN", "nn_8_8_8_ld_8_8_8", "Old", 0.1, {}},
+              std::span(&candidate, 1));
+  old->append(Environment{{"PT_VERSION", "2.11.0"}},
+              {"GemmTunableOp_Half_NN", "nn_32_32_32_ld_32_32_32", "Old", 0.2, {}});
+  RunRecord run;
+  run.command_line = "gemmtune tune";
+  run.status = "ok";
+  old->record_run(run);
+}
+
+const std::string kSource =
+    "Validator,PT_VERSION,2.11.0\n"
+    "GemmTunableOp_Half_NN,nn_16_16_16_ld_16_16_16,Default,0.25\n";
+
+// Converting into an existing database (`db convert --force`) replaces it with exactly the
+// converted content, as it replaces a CSV file: no environment, result, measurement or run of the
+// old database survives beside the source's.
+TEST(Convert, IntoAnExistingDatabaseReplacesItWhole) {
+  testing::TempDir dir;
+  fill_old_database(dir / "out.db");
+  testing::write_text(dir / "in.csv", kSource);
+  Diagnostics d;
+  convert_file(dir / "in.csv", dir / "out.db", {}, d);
+  const auto tables = open_results_store(dir / "out.db")->load();
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].environment, (Environment{{"PT_VERSION", "2.11.0"}}));
+  ASSERT_EQ(tables[0].entries.size(), 1u);
+  EXPECT_EQ(tables[0].entries[0].params_signature, "nn_16_16_16_ld_16_16_16");
+  EXPECT_EQ(count_rows(dir / "out.db", "measurements"), 0);
+  EXPECT_EQ(count_rows(dir / "out.db", "runs"), 0);
+  EXPECT_EQ(count_rows(dir / "out.db", "environment_validators"), 1);
+  convert_file(dir / "out.db", dir / "back.csv", {}, d);
+  EXPECT_EQ(testing::read_text(dir / "back.csv"), kSource);
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos)
+        << "left behind: " << entry.path();
+  }
+}
+
+// What is replaced need not be a gemmtune database, nor a database at all.
+TEST(Convert, IntoAFileThatIsNoGemmtuneDatabaseReplacesIt) {
+  testing::TempDir dir;
+  testing::write_text(dir / "in.csv", kSource);
+  testing::write_text(dir / "text.db", "not a database\n");
+  SqliteDatabase(dir / "other.db").exec("CREATE TABLE notes(text)");
+  Diagnostics d;
+  for (const char* name : {"text.db", "other.db"}) {
+    convert_file(dir / "in.csv", dir / name, {}, d);
+    convert_file(dir / name, dir / "back.csv", {}, d);
+    EXPECT_EQ(testing::read_text(dir / "back.csv"), kSource) << name;
+  }
+}
+
+// A database left by a writer that was killed keeps its last commits in its -wal file. That file
+// belongs to the old database: SQLite would read it into the new one of the same name.
+TEST(Convert, IntoADatabaseWithAWalFileLeftBehindIgnoresIt) {
+  testing::TempDir dir;
+  const auto out = dir / "out.db";
+  open_results_store(out);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    fill_old_database(out);
+    auto killed = open_results_store(out);  // a writer that never closes its connection
+    killed->append(Environment{{"PT_VERSION", "2.11.0"}},
+                   {"GemmTunableOp_Half_NN", "nn_64_64_64_ld_64_64_64", "Old", 0.3, {}});
+    ::_exit(0);  // no destructors: the commits stay in out.db-wal
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_TRUE(std::filesystem::exists(dir / "out.db-wal"));
+  testing::write_text(dir / "in.csv", kSource);
+  Diagnostics d;
+  convert_file(dir / "in.csv", out, {}, d);
+  convert_file(out, dir / "back.csv", {}, d);
+  EXPECT_EQ(testing::read_text(dir / "back.csv"), kSource);
+  EXPECT_EQ(count_rows(out, "runs"), 0);
 }
 
 }  // namespace

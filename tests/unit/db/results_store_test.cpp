@@ -6,7 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <future>
+
+#include "db/atomic_file.hpp"
 #include "db/csv_results.hpp"
+#include "held_append_lock.hpp"
 #include "temp_dir.hpp"
 #include "tuner/error.hpp"
 
@@ -60,9 +64,9 @@ TEST(CsvStore, AppendWritesTheHeaderOnceAndEachLineDurably) {
   EXPECT_EQ(tables[0].environment, kEnv);
 }
 
-TEST(CsvStore, SeveralProcessesStartingOnANewFileWriteOneHeader) {
-  testing::TempDir dir;
-  const auto path = dir / "shared.csv";
+// Several processes append to one file, each through its own store; the file must end with one
+// header and every line.
+void append_from_several_processes(const std::filesystem::path& path) {
   constexpr int kProcesses = 4, kEach = 10;
   std::vector<pid_t> children;
   for (int p = 0; p < kProcesses; ++p) {
@@ -96,6 +100,40 @@ TEST(CsvStore, SeveralProcessesStartingOnANewFileWriteOneHeader) {
   EXPECT_EQ(table.environment.entries(), kEnv.entries());
   EXPECT_EQ(table.entries.size(), static_cast<std::size_t>(kProcesses * kEach));
   EXPECT_EQ(testing::read_text(path).rfind("Validator,", 0), 0u);
+}
+
+TEST(CsvStore, SeveralProcessesStartingOnANewFileWriteOneHeader) {
+  testing::TempDir dir;
+  append_from_several_processes(dir / "shared.csv");
+}
+
+TEST(CsvStore, SeveralProcessesStartingOnAnEmptyFileWriteOneHeaderAndKeepEveryLine) {
+  testing::TempDir dir;
+  testing::write_text(dir / "shared.csv", "");  // touched: holds nothing
+  append_from_several_processes(dir / "shared.csv");
+}
+
+// Two processes find one file empty. The first, holding the append lock, writes the header and its
+// line; the second must check the file only once it has the lock, then find that header and add
+// its line below — not write a second header, nor replace the file and the first one's line.
+TEST(CsvStore, AnAppenderFindsTheHeaderAnotherWroteWhileItWaited) {
+  testing::TempDir dir;
+  const auto path = dir / "r.csv";
+  testing::write_text(path, "");  // touched: holds nothing
+  const std::string header = format_validator_lines(kEnv);
+  const std::string first = "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n";
+  {
+    testing::HeldAppendLock first_appender(path);
+    auto appending = std::async(std::launch::async, [&] {
+      open_results_store(path)->append(kEnv, entry("nn_16_16_16_ld_16_16_16", "Default", 0.25));
+    });
+    testing::wait_briefly(appending);
+    write_file_atomically(path, header + first);  // what the first appender's plan replaces it with
+    first_appender.release();
+    appending.get();
+  }
+  EXPECT_EQ(testing::read_text(path),
+            header + first + "GemmTunableOp_Half_NN,nn_16_16_16_ld_16_16_16,Default,0.25\n");
 }
 
 TEST(CsvStore, AppendToAFileOfAnotherEnvironmentIsRefused) {

@@ -270,6 +270,43 @@ TEST(SqliteStore, AFileThatIsNotADatabaseIsBadInput) {
   EXPECT_EQ(testing::read_text(dir / "notdb.db"), "Validator,PT_VERSION,2.11.0\n");
 }
 
+// Makes SQLite open files through another of its VFSs for as long as it lives.
+class DefaultVfs {
+ public:
+  explicit DefaultVfs(const char* name) : normal_(sqlite3_vfs_find(nullptr)) {
+    sqlite3_vfs* vfs = sqlite3_vfs_find(name);
+    EXPECT_NE(vfs, nullptr) << name;
+    if (vfs != nullptr) {
+      EXPECT_EQ(sqlite3_vfs_register(vfs, /*makeDflt=*/1), SQLITE_OK);
+    }
+  }
+  DefaultVfs(const DefaultVfs&) = delete;
+  DefaultVfs& operator=(const DefaultVfs&) = delete;
+  ~DefaultVfs() { sqlite3_vfs_register(normal_, /*makeDflt=*/1); }
+
+ private:
+  sqlite3_vfs* normal_;
+};
+
+// Where SQLite cannot use WAL ("unix-dotfile" has no shared memory, like some network file
+// systems), PRAGMA journal_mode=WAL answers with the rollback journal it keeps instead of failing.
+// That journal is as safe: the database is written and read as usual, and says which mode it is in.
+TEST(SqliteStore, WhereWalIsNotAvailableKeepsTheRollbackJournal) {
+  testing::TempDir dir;
+  const auto path = dir / "r.db";
+  {
+    const DefaultVfs no_shared_memory("unix-dotfile");
+    auto store = make_sqlite_store(path);
+    store->append(kEnvA, entry("nn_8_8_8_ld_8_8_8", "A", 0.5));
+    EXPECT_EQ(SqliteDatabase(path).journal_mode(), "delete");
+    EXPECT_EQ(store->load().at(0).entries.size(), 1u);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.db-wal"));
+  EXPECT_EQ(SqliteDatabase(path, SqliteDatabase::Access::ReadOnly).journal_mode(), "delete");
+  EXPECT_EQ(SqliteDatabase(path).journal_mode(), "wal");  // where it can, the first writer switches
+  EXPECT_EQ(make_sqlite_store(path)->load().at(0).entries.size(), 1u);
+}
+
 TEST(SqliteHandle, ErrorsNameTheCallAndSqliteMessage) {
   testing::TempDir dir;
   SqliteDatabase db(dir / "h.db");
