@@ -1,6 +1,8 @@
 // gemmtune db merge OUT IN...: gathers winners from several results files (an existing OUT
 // included) into OUT; conflicts go to the faster time and are reported; a file measured in a
-// different environment is refused with the differing validators and exit code 4.
+// different environment is refused with the differing validators and exit code 4. OUT is read and
+// replaced in one ResultsStore::update, so that a result a tuning run appends to it meanwhile is
+// merged too, not lost.
 #include <fmt/format.h>
 
 #include "cli/app.hpp"
@@ -20,50 +22,87 @@ struct DbMergeOptions {
   bool ignore_validators = false;
 };
 
-void add_sources(std::vector<MergeSource>& sources, const std::string& path, bool strict) {
-  LoadedStore loaded = load_store(path, strict);
-  if (loaded.diagnostics.error_count() > 0) {
+// The sources a store's tables give: a table that holds nothing (an output created beforehand with
+// `touch`) has no environment, and as the first source it would refuse every other one. It adds
+// nothing, and the output replaces it.
+void add_tables(std::vector<MergeSource>& sources, const std::string& path,
+                std::vector<ResultsTable> tables, const Diagnostics& diagnostics) {
+  if (diagnostics.error_count() > 0) {
     throw ExitWith(ExitCode::BadInput,
-                   fmt::format("{}: {}; nothing was merged", path, loaded.diagnostics.summary()));
+                   fmt::format("{}: {}; nothing was merged", path, diagnostics.summary()));
   }
-  for (auto& table : loaded.tables) {
-    // A blank file (an output created beforehand with `touch`) has no environment: as the first
-    // source it would refuse every other one. It adds nothing, and the output replaces it.
-    if (holds_nothing(table, loaded.diagnostics)) continue;
+  for (auto& table : tables) {
+    if (holds_nothing(table, diagnostics)) continue;
     sources.push_back({path, std::move(table)});
   }
 }
 
-void run_db_merge(const DbMergeOptions& options) {
+struct Merged {
   std::vector<MergeSource> sources;
-  // Merging into an existing file keeps what it already holds.
-  if (std::filesystem::exists(options.output)) add_sources(sources, options.output, options.strict);
-  for (const auto& input : options.inputs) add_sources(sources, input, options.strict);
-  if (options.ignore_validators) {
+  MergeResult result;
+  std::vector<std::string> warnings;
+};
+
+// Merges `sources` in their order, after --ignore-validators has put them under the first one's
+// validators. The warnings are printed by the caller: this may run more than once (update()).
+Merged merge_sources(const DbMergeOptions& options, std::vector<MergeSource> sources) {
+  Merged merged;
+  merged.sources = std::move(sources);
+  if (options.ignore_validators && !merged.sources.empty()) {
     // The user vouches that the results are interchangeable: they are merged under the first
     // source's validators, and every difference is still said.
-    for (auto& source : sources) {
-      const Comparison c =
-          compare_environments(sources.front().table.environment, source.table.environment);
+    const auto& first = merged.sources.front();
+    for (auto& source : merged.sources) {
+      const Comparison c = compare_environments(first.table.environment, source.table.environment);
       if (!c.differences().empty()) {
-        fmt::print(stderr, "warning: merging {} despite different validators: {}\n", source.name,
-                   c.summarize_differences(sources.front().name, source.name));
-        source.table.environment = sources.front().table.environment;
+        merged.warnings.push_back(
+            fmt::format("warning: merging {} despite different validators: {}\n", source.name,
+                        c.summarize_differences(first.name, source.name)));
+        source.table.environment = first.table.environment;
       }
     }
   }
-  MergeResult merged = merge_tables(sources);
-  for (const auto& conflict : merged.conflicts) fmt::print("conflict: {}\n", conflict.describe());
-  for (const auto& refused : merged.refused) {
-    fmt::print(stderr, "refused: {}\n", refused.describe(sources.front().name));
+  merged.result = merge_tables(merged.sources);
+  return merged;
+}
+
+void run_db_merge(const DbMergeOptions& options) {
+  // The inputs are only read: what is appended to one meanwhile is not lost, just not merged.
+  std::vector<MergeSource> inputs;
+  for (const auto& input : options.inputs) {
+    LoadedStore loaded = load_store(input, options.strict);
+    add_tables(inputs, input, std::move(loaded.tables), loaded.diagnostics);
   }
-  open_results_store(options.output)->write(merged.table);
+  // Merging into an existing output keeps what it holds: its tables come first (a conflict's tie
+  // keeps them), read and replaced in one update, so that no result a tuning run appends to it
+  // meanwhile is lost.
+  Merged merged;
+  Diagnostics output_diagnostics(options.strict);
+  open_results_store(options.output)
+      ->update(output_diagnostics,
+               [&](std::vector<ResultsTable> current,
+                   const Diagnostics& diagnostics) -> std::optional<ResultsTable> {
+                 if (!diagnostics.empty()) fmt::print(stderr, "{}", diagnostics.format_all());
+                 std::vector<MergeSource> sources;
+                 add_tables(sources, options.output, std::move(current), diagnostics);
+                 sources.insert(sources.end(), inputs.begin(), inputs.end());
+                 merged = merge_sources(options, std::move(sources));
+                 return merged.result.table;
+               });
+  for (const auto& warning : merged.warnings) fmt::print(stderr, "{}", warning);
+  for (const auto& conflict : merged.result.conflicts) {
+    fmt::print("conflict: {}\n", conflict.describe());
+  }
+  for (const auto& refused : merged.result.refused) {
+    fmt::print(stderr, "refused: {}\n", refused.describe(merged.sources.front().name));
+  }
   fmt::print(
       "merged {} source(s) into {}: {} entries, {} conflict(s) resolved by the faster "
       "time, {} source(s) refused\n",
-      sources.size() - merged.refused.size(), options.output, merged.table.entries.size(),
-      merged.conflicts.size(), merged.refused.size());
-  if (!merged.refused.empty()) {
+      merged.sources.size() - merged.result.refused.size(), options.output,
+      merged.result.table.entries.size(), merged.result.conflicts.size(),
+      merged.result.refused.size());
+  if (!merged.result.refused.empty()) {
     throw ExitWith(ExitCode::ValidatorMismatch,
                    "some inputs were measured in a different environment and were not merged");
   }

@@ -134,6 +134,16 @@ void append_locked(const AppendTarget& target, std::string_view content,
   }
 }
 
+// Opens `path` to hold its append lock while the file is replaced; -1 (errno ENOENT) when missing.
+// For writing where the file allows it: on NFS flock is emulated with fcntl locks, and an
+// exclusive one needs a descriptor open for writing. A file only we may not write (mode 0444) can
+// still be replaced, since the directory is what a rename needs.
+int open_to_replace(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd >= 0 || errno != EACCES) return fd;
+  return ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+}
+
 }  // namespace
 
 std::filesystem::path temporary_path_for(const std::filesystem::path& path) {
@@ -222,6 +232,30 @@ void append_durably(const std::filesystem::path& path,
   if (!decided.append.empty()) append_locked(target, decided.append, path);
   target.fd.close_checked(path);
   if (target.created) fsync_directory(path.parent_path());
+}
+
+void rewrite_file_atomically(
+    const std::filesystem::path& path,
+    const std::function<std::optional<std::string>(std::optional<std::string_view> content)>&
+        rewrite) {
+  for (;;) {
+    Fd fd(open_to_replace(path));
+    if (fd.get() < 0) {
+      if (errno != ENOENT) fail_errno("open", path);
+      // Nothing to lock: link(2) instead of rename, which fails rather than replace a file that
+      // another writer (an appender writing its header and first line) created meanwhile.
+      const auto content = rewrite(std::nullopt);
+      if (!content || create_file_atomically(path, *content)) return;
+      continue;
+    }
+    // A replacer that held the lock before us may have renamed another file over `path`.
+    if (lock_for_append(fd.get(), path) && !still_named(fd.get(), path)) continue;
+    const auto content = rewrite(read_file(path));
+    // Replaced with the lock still held on the old file (released when `fd` closes): an appender
+    // waiting on it then finds the new one, and appends after what we wrote.
+    if (content) write_file_atomically(path, *content);
+    return;
+  }
 }
 
 void check_can_write(const std::filesystem::path& path) {

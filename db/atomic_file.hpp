@@ -8,6 +8,9 @@
 // removed, the old file is untouched, and the error propagates. The replaced file keeps its
 // permission bits.
 //
+// Contract of rewrite_file_atomically: write_file_atomically's, of content computed from the
+// file's own, read and replaced under append_durably's lock, so that no append comes between.
+//
 // Contract of append_durably: the bytes are appended with O_APPEND (so concurrent appenders do
 // not overwrite each other) and fsync'ed before returning, so a tuning run killed with -9 after
 // the call loses nothing it was told was saved. Appenders take turns: each holds an exclusive
@@ -64,6 +67,20 @@ struct AppendPlan {
 // `plan` must not write to `path` itself: it would wait for the lock its caller holds.
 void append_durably(const std::filesystem::path& path,
                     const std::function<AppendPlan(std::string_view content)>& plan);
+
+// Replaces the file at `path` with what `rewrite` makes of its content, so that nothing appended
+// to it is lost (db merge into its output, gathering into copies others append to): `rewrite`
+// receives the content (nullopt: no file there) read while this call holds the append lock, and
+// the file is replaced (write_file_atomically) before the lock is let go, so no appender writes
+// between the read and the rename; appenders that were waiting append to the new file. A missing
+// file is created only if it is still missing (create_file_atomically); where another writer
+// created it meanwhile, `rewrite` is called again with what that one wrote — so it must have no
+// effect but its result. It returns nullopt to leave the file as it is (or missing). An exception
+// from it propagates and writes nothing. As append_durably's planner, it must not write to `path`.
+void rewrite_file_atomically(
+    const std::filesystem::path& path,
+    const std::function<std::optional<std::string>(std::optional<std::string_view> content)>&
+        rewrite);
 
 // Throws InputError naming `path` when no file could be written there: its directory is missing,
 // is not a directory or is not writable, or `path` is a directory. For callers that must know

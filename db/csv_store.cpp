@@ -30,6 +30,21 @@ class CsvStore final : public ResultsStore {
     checked_environment_ = table.environment;
   }
 
+  void update(Diagnostics& diagnostics, const Update& produce) override {
+    std::optional<Environment> written;
+    rewrite_file_atomically(
+        path_, [&](std::optional<std::string_view> content) -> std::optional<std::string> {
+          std::vector<ResultsTable> current;
+          if (content) current.push_back(parse_results_csv(*content, path_.string(), diagnostics));
+          const auto table = produce(std::move(current), diagnostics);
+          written.reset();
+          if (!table) return std::nullopt;
+          written = table->environment;
+          return format_results_csv(*table);
+        });
+    if (written) checked_environment_ = std::move(written);
+  }
+
   void append(const Environment& environment, const ResultEntry& entry,
               std::span<const CandidateReport> /*candidates: CSV has no place for them*/) override {
     const std::string line = format_result_line(entry, format_time_ms(entry.time_ms));

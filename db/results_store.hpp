@@ -5,6 +5,10 @@
 // - load() returns one ResultsTable per environment (a CSV file holds exactly one).
 // - write(table) replaces that environment's results: atomically for CSV (temp file + rename),
 //   in one transaction for SQLite. Other environments of a SQLite store are untouched.
+// - update(produce) is write() of a table computed from what the store holds, with no append of
+//   gemmtune's (a tuning run, the library) coming between that read and the write, so that no
+//   result appended meanwhile is lost: a CSV file is read and replaced under its append lock
+//   (rewrite_file_atomically), a database read and written in one write transaction.
 // - append() adds one result durably, for tuning runs that must survive kill -9: when it
 //   returns, the result is on disk. It never mixes environments: appending to a CSV file whose
 //   validators differ throws InputError explaining the difference. SQLite also records every
@@ -15,7 +19,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -49,6 +55,18 @@ class ResultsStore {
   std::vector<ResultsTable> load();
 
   virtual void write(const ResultsTable& table) = 0;
+
+  // What update() computes: from the tables as they stand (none for a missing file; a file that
+  // holds nothing gives one such table) and the diagnostics of reading them, the table to write,
+  // or nullopt to change nothing.
+  using Update = std::function<std::optional<ResultsTable>(std::vector<ResultsTable> current,
+                                                           const Diagnostics& diagnostics)>;
+  // Bad lines go to `diagnostics` (which throws on the first one when strict), before `produce`
+  // runs. `produce` may run more than once (a missing CSV file that another process creates
+  // meanwhile is read again), so it must have no effect but its result; an exception from it
+  // propagates and writes nothing.
+  virtual void update(Diagnostics& diagnostics, const Update& produce) = 0;
+
   virtual void append(const Environment& environment, const ResultEntry& entry,
                       std::span<const CandidateReport> candidates = {}) = 0;
   virtual void record_run(const RunRecord& run) = 0;

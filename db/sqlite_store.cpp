@@ -130,39 +130,7 @@ class SqliteStore final : public ResultsStore {
       Diagnostics& /*diagnostics: rows were checked on insert*/) override {
     if (!has_schema_) return {};  // an empty database, not written to yet
     SqliteTransaction read(db_, SqliteTransaction::Mode::Deferred);  // one consistent snapshot
-    std::vector<ResultsTable> tables;
-    SqliteStatement envs(db_, "SELECT id FROM environments ORDER BY id");
-    SqliteStatement validators(
-        db_,
-        "SELECT key, value FROM environment_validators WHERE environment_id = ?1 "
-        "ORDER BY position");
-    SqliteStatement results(
-        db_,
-        "SELECT op_signature, params_signature, solution, time_ms, time_text, extra_json "
-        "FROM results WHERE environment_id = ?1 ORDER BY id");
-    while (envs.step()) {
-      const std::int64_t id = envs.column_int64(0);
-      ResultsTable table;
-      validators.reset();
-      validators.bind(1, id);
-      while (validators.step()) {
-        table.environment.set(validators.column_text(0), validators.column_text(1));
-      }
-      results.reset();
-      results.bind(1, id);
-      while (results.step()) {
-        ResultEntry entry{results.column_text(0),
-                          results.column_text(1),
-                          results.column_text(2),
-                          results.column_double(3),
-                          {}};
-        if (!results.column_is_null(5)) {
-          entry.extra = extra_from_json(results.column_text(5), path().string());
-        }
-        table.upsert(std::move(entry), results.column_text(4));
-      }
-      tables.push_back(std::move(table));
-    }
+    std::vector<ResultsTable> tables = read_tables();
     read.commit();
     return tables;
   }
@@ -170,12 +138,17 @@ class SqliteStore final : public ResultsStore {
   void write(const ResultsTable& table) override {
     open_for_writing();
     SqliteTransaction transaction(db_);
-    const std::int64_t env = environment_id(table.environment);
-    SqliteStatement(db_, "DELETE FROM results WHERE environment_id = ?1").bind(1, env).run();
-    const std::string now = now_text();
-    for (const auto& entry : table.entries) {
-      upsert_result(env, entry, table.time_text_of(entry), now);
-    }
+    write_table(table);
+    transaction.commit();
+  }
+
+  void update(Diagnostics& diagnostics, const Update& produce) override {
+    open_for_writing();
+    // The read inside the write transaction (IMMEDIATE: the write lock from its start), so that
+    // a result another process appends waits for the commit instead of being deleted by it.
+    SqliteTransaction transaction(db_);
+    const auto table = produce(read_tables(), diagnostics);
+    if (table) write_table(*table);
     transaction.commit();
   }
 
@@ -275,6 +248,54 @@ class SqliteStore final : public ResultsStore {
     }
     transaction.commit();
     return true;
+  }
+
+  // Every environment's table, in load order. Must run inside a transaction.
+  std::vector<ResultsTable> read_tables() {
+    std::vector<ResultsTable> tables;
+    SqliteStatement envs(db_, "SELECT id FROM environments ORDER BY id");
+    SqliteStatement validators(
+        db_,
+        "SELECT key, value FROM environment_validators WHERE environment_id = ?1 "
+        "ORDER BY position");
+    SqliteStatement results(
+        db_,
+        "SELECT op_signature, params_signature, solution, time_ms, time_text, extra_json "
+        "FROM results WHERE environment_id = ?1 ORDER BY id");
+    while (envs.step()) {
+      const std::int64_t id = envs.column_int64(0);
+      ResultsTable table;
+      validators.reset();
+      validators.bind(1, id);
+      while (validators.step()) {
+        table.environment.set(validators.column_text(0), validators.column_text(1));
+      }
+      results.reset();
+      results.bind(1, id);
+      while (results.step()) {
+        ResultEntry entry{results.column_text(0),
+                          results.column_text(1),
+                          results.column_text(2),
+                          results.column_double(3),
+                          {}};
+        if (!results.column_is_null(5)) {
+          entry.extra = extra_from_json(results.column_text(5), path().string());
+        }
+        table.upsert(std::move(entry), results.column_text(4));
+      }
+      tables.push_back(std::move(table));
+    }
+    return tables;
+  }
+
+  // Replaces the results of `table`'s environment. Must run inside a write transaction.
+  void write_table(const ResultsTable& table) {
+    const std::int64_t env = environment_id(table.environment);
+    SqliteStatement(db_, "DELETE FROM results WHERE environment_id = ?1").bind(1, env).run();
+    const std::string now = now_text();
+    for (const auto& entry : table.entries) {
+      upsert_result(env, entry, table.time_text_of(entry), now);
+    }
   }
 
   // The id of `environment`, inserting it (validators in their order) when it is new. Must run

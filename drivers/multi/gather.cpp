@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -11,15 +11,39 @@
 #include "db/results_store.hpp"
 
 namespace gemmtune {
+namespace {
+
+// What the gathered file or a copy at `path` becomes: the results gathered so far, then what it
+// holds (`current`, as read under its lock), the faster time winning. Nullopt, with the reason in
+// `left_because`, for a file that replacing would lose something from: lines the reader skipped,
+// another environment's results.
+std::optional<ResultsTable> gathered_into(const ResultsTable& gathered,
+                                          const std::filesystem::path& path,
+                                          std::vector<ResultsTable> current,
+                                          const Diagnostics& read, std::string& left_because) {
+  if (read.error_count() > 0) {
+    left_because = read.summary();
+    return std::nullopt;
+  }
+  std::vector<MergeSource> sources{{"this run", gathered}};
+  for (auto& table : current) {
+    if (!holds_nothing(table, read)) sources.push_back({path.string(), std::move(table)});
+  }
+  MergeResult merged = merge_tables(sources);
+  if (!merged.refused.empty()) {
+    left_because = "it was measured in another environment";
+    return std::nullopt;
+  }
+  return std::move(merged.table);
+}
+
+}  // namespace
 
 GatherReport gather_device_files(const OutputNames& names, const Environment& environment,
                                  const std::vector<int>& run_devices) {
   GatherReport report;
   std::vector<MergeSource> sources;
   sources.push_back({"this run", ResultsTable{environment, {}, {}}});
-  // Files whose content is not all gathered (lines the reader skipped, another environment's
-  // entries), by path, with why: rewriting one of them would lose what it holds.
-  std::map<std::string, std::string> not_all_gathered;
   const auto add = [&](const std::filesystem::path& path) {
     if (!std::filesystem::exists(path)) return;
     Diagnostics diagnostics;
@@ -29,7 +53,6 @@ GatherReport gather_device_files(const OutputNames& names, const Environment& en
     }
     if (diagnostics.error_count() > 0) {
       report.notes.push_back(fmt::format("{}: {}", path.string(), diagnostics.summary()));
-      not_all_gathered.emplace(path.string(), diagnostics.summary());
     }
   };
   add(names.gathered());
@@ -42,27 +65,39 @@ GatherReport gather_device_files(const OutputNames& names, const Environment& en
   copies.erase(0);  // device 0's copy is the gathered file
   for (const int ordinal : copies) add(names.copy(ordinal));
 
-  const MergeResult merged = merge_tables(sources);
+  MergeResult merged = merge_tables(sources);
   for (const auto& refused : merged.refused) {
     report.notes.push_back(fmt::format("not gathered: {}", refused.describe("this run")));
-    not_all_gathered.emplace(refused.name, "it was measured in another environment");
   }
   report.entries = merged.table.entries.size();
   if (sources.size() == 1) return report;  // nothing on disk: nothing to gather
 
+  ResultsTable gathered = std::move(merged.table);
   const auto write = [&](const std::filesystem::path& path) {
-    if (const auto kept = not_all_gathered.find(path.string()); kept != not_all_gathered.end()) {
+    // The file is read again and replaced in one update (under its append lock), so that what a
+    // process appends to it meanwhile is gathered into it rather than lost with the file it
+    // replaces, and into the files written after it.
+    std::string left_because;
+    std::optional<ResultsTable> next;
+    Diagnostics diagnostics;
+    open_results_store(path)->update(
+        diagnostics, [&](std::vector<ResultsTable> current, const Diagnostics& read) {
+          next = gathered_into(gathered, path, std::move(current), read, left_because);
+          return next;
+        });
+    if (!next) {
       report.notes.push_back(fmt::format(
           "{}: left as it is, not rewritten with the gathered results, so that nothing in it is "
           "lost ({}); fix or move it and run again to gather into it",
-          path.string(), kept->second));
+          path.string(), left_because));
       return;
     }
-    open_results_store(path)->write(merged.table);
+    gathered = std::move(*next);
     report.written.push_back(path.string());
   };
   write(names.gathered());
   for (const int ordinal : copies) write(names.copy(ordinal));
+  report.entries = gathered.entries.size();
   return report;
 }
 

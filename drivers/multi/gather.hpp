@@ -14,6 +14,9 @@
 // - The gathered file and its copies are each written atomically (temp file + rename), all with
 //   the same content: a reader never sees a half-written or empty file, and a crash while
 //   gathering leaves the previous files whole. Rerunning gathers again from the same sources.
+// - Each of them is read again and replaced under its append lock (ResultsStore::update), so that
+//   a line a process appends to it while the run gathers is not lost with the file it replaces:
+//   it is kept in that file and in those written after it, and the next gather puts it in all.
 // - Copies: `_full<ordinal>` besides `_full0`, one per device of the run (`run_devices`) and per
 //   device that has a per-device file, so that no device's copy is missing or stale.
 #pragma once

@@ -1,13 +1,17 @@
 // The db subcommands through the gemmtune executable, where what matters is the exit code and
-// what is left on disk: merging into a blank output, converting from a misspelt source, showing a
-// file that is no database.
+// what is left on disk: merging into a blank output, merging into an output another process
+// appends to meanwhile, converting from a misspelt source, showing a file that is no database.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <string>
 
+#include "db/results_store.hpp"
+#include "db/sqlite_handle.hpp"
+#include "held_append_lock.hpp"
 #include "temp_dir.hpp"
 
 namespace gemmtune {
@@ -31,6 +35,65 @@ TEST(DbMerge, IntoABlankOutputMergesEveryInput) {
         << ::testing::PrintToString(blank);
     EXPECT_EQ(testing::read_text(dir / "m.csv"), testing::read_text(base));
   }
+}
+
+std::future<int> gemmtune_in_background(const std::filesystem::path& dir, const std::string& args) {
+  return std::async(std::launch::async, [=] { return gemmtune(dir, args); });
+}
+
+constexpr std::string_view kHeader = "Validator,PT_VERSION,2.11.0\n";
+constexpr std::string_view kKept = "GemmTunableOp_float_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n";
+constexpr std::string_view kAppended = "GemmTunableOp_float_NN,nn_16_8_8_ld_16_8_16,Default,0.25\n";
+constexpr std::string_view kMerged = "GemmTunableOp_float_NN,nn_24_8_8_ld_24_8_24,Default,0.75\n";
+
+// A tuning run appends to the output of `db merge OUT OUT IN` while the merge runs. The test plays
+// that appender: it holds the append lock when the merge starts and appends its line before
+// letting go. The merge must read the output only once it has the lock, and replace it before
+// letting go — not replace it with what it read before the line came, losing the line.
+TEST(DbMerge, KeepsALineAppendedToTheOutputMeanwhile) {
+  testing::TempDir dir;
+  testing::write_text(dir / "out.csv", std::string(kHeader) + std::string(kKept));
+  testing::write_text(dir / "in.csv", std::string(kHeader) + std::string(kMerged));
+  {
+    testing::HeldAppendLock appender(dir / "out.csv");
+    auto merging = gemmtune_in_background(dir.path(), "db merge out.csv out.csv in.csv");
+    testing::wait_briefly(merging);
+    EXPECT_TRUE(appender.append(kAppended));
+    appender.release();
+    EXPECT_EQ(merging.get(), 0);
+  }
+  EXPECT_EQ(testing::read_text(dir / "out.csv"), std::string(kHeader) + std::string(kKept) +
+                                                     std::string(kAppended) + std::string(kMerged));
+}
+
+// The same with a database: a result committed between the merge's read of the output and its
+// write must survive the write, which replaces the environment's results. The test holds the
+// database's write lock while the merge starts and commits a result before letting go.
+TEST(DbMerge, KeepsAResultCommittedToADatabaseOutputMeanwhile) {
+  testing::TempDir dir;
+  ResultsTable kept;
+  kept.environment.set("PT_VERSION", "2.11.0");
+  kept.upsert({"GemmTunableOp_float_NN", "nn_8_8_8_ld_8_8_8", "Default", 0.5, {}});
+  open_results_store(dir / "out.db")->write(kept);
+  testing::write_text(dir / "in.csv", std::string(kHeader) + std::string(kMerged));
+  {
+    SqliteDatabase appender(dir / "out.db");
+    appender.exec("BEGIN IMMEDIATE");
+    auto merging = gemmtune_in_background(dir.path(), "db merge out.db out.db in.csv");
+    testing::wait_briefly(merging);
+    appender.exec(
+        "INSERT INTO results(environment_id, op_signature, params_signature, solution, time_ms, "
+        "time_text, updated_at) SELECT id, 'GemmTunableOp_float_NN', 'nn_16_8_8_ld_16_8_16', "
+        "'Default', 0.25, '0.25', '' FROM environments");
+    appender.exec("COMMIT");
+    EXPECT_EQ(merging.get(), 0);
+  }
+  const auto tables = open_results_store(dir / "out.db")->load();
+  ASSERT_EQ(tables.size(), 1u);
+  std::vector<std::string> params;
+  for (const auto& e : tables[0].entries) params.push_back(e.params_signature);
+  EXPECT_EQ(params, (std::vector<std::string>{"nn_8_8_8_ld_8_8_8", "nn_16_8_8_ld_16_8_16",
+                                              "nn_24_8_8_ld_24_8_24"}));
 }
 
 // A misspelt source is bad input (3), and nothing is created: a corrected rerun is not refused.

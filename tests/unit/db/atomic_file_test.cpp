@@ -1,5 +1,6 @@
 // Atomic writes: a failure mid-write leaves the old file intact and no temp file behind; durable
-// appends add to the end, take turns under the append lock, and take back only their own bytes.
+// appends add to the end, take turns under the append lock, and take back only their own bytes;
+// a rewrite reads and replaces a file under that lock, so no append between is lost.
 #include "db/atomic_file.hpp"
 
 #include <gtest/gtest.h>
@@ -189,6 +190,105 @@ TEST(AppendDurably, PlanSeesTheContentAndMayAppendOrReplace) {
       std::runtime_error);
   EXPECT_EQ(testing::read_text(file), "header\nfirst\nsecond\n");
   EXPECT_EQ(count_files(dir.path()), 1u);
+}
+
+// The rewrite sees the content (nullopt: no file) and may replace it, create it or leave it.
+TEST(RewriteFileAtomically, SeesTheContentAndMayReplaceCreateOrLeaveIt) {
+  testing::TempDir dir;
+  const auto file = dir / "results.csv";
+  using Rewrite = std::optional<std::string>;
+  rewrite_file_atomically(file, [](std::optional<std::string_view> content) {
+    EXPECT_FALSE(content.has_value());
+    return Rewrite{};
+  });
+  EXPECT_FALSE(std::filesystem::exists(file));
+  rewrite_file_atomically(file, [](std::optional<std::string_view> content) {
+    EXPECT_FALSE(content.has_value());
+    return Rewrite{"first\n"};
+  });
+  rewrite_file_atomically(file, [](std::optional<std::string_view> content) {
+    EXPECT_EQ(content, "first\n");
+    return Rewrite{std::string(*content) + "second\n"};
+  });
+  rewrite_file_atomically(file, [](std::optional<std::string_view>) { return Rewrite{}; });
+  EXPECT_THROW(rewrite_file_atomically(file,
+                                       [](std::optional<std::string_view>) -> Rewrite {
+                                         throw std::runtime_error("refused");
+                                       }),
+               std::runtime_error);
+  EXPECT_EQ(testing::read_text(file), "first\nsecond\n");
+  EXPECT_EQ(count_files(dir.path()), 1u);
+}
+
+// Another appender holds the lock when the rewrite starts and appends before letting go: the
+// rewrite must read the file only then, and so keep that line.
+TEST(RewriteFileAtomically, ReadsOnlyOnceItHoldsTheAppendLock) {
+  testing::TempDir dir;
+  const auto file = dir / "results.csv";
+  testing::write_text(file, "old\n");
+  {
+    testing::HeldAppendLock appender(file);
+    auto rewriting = std::async(std::launch::async, [&] {
+      rewrite_file_atomically(file, [](std::optional<std::string_view> content) {
+        return std::optional<std::string>(std::string(content.value_or("")) + "rewritten\n");
+      });
+    });
+    testing::wait_briefly(rewriting);
+    EXPECT_TRUE(appender.append("appended\n"));
+    appender.release();
+    rewriting.get();
+  }
+  EXPECT_EQ(testing::read_text(file), "old\nappended\nrewritten\n");
+}
+
+// An appender that comes while the rewrite holds the lock waits, then appends to the new file.
+TEST(RewriteFileAtomically, AnAppenderWaitingMeanwhileAppendsToTheNewFile) {
+  testing::TempDir dir;
+  const auto file = dir / "results.csv";
+  testing::write_text(file, "old\n");
+  std::future<void> appending;
+  rewrite_file_atomically(file, [&](std::optional<std::string_view>) {
+    appending = std::async(std::launch::async, [&] { append_durably(file, "ours\n"); });
+    testing::wait_briefly(appending);
+    return std::optional<std::string>("new\n");
+  });
+  appending.get();
+  EXPECT_EQ(testing::read_text(file), "new\nours\n");
+}
+
+// A file found missing is created only if still missing: where another writer (an appender with
+// its header) created it meanwhile, the rewrite decides again from what that one wrote.
+TEST(RewriteFileAtomically, AMissingFileCreatedMeanwhileIsReadAgain) {
+  testing::TempDir dir;
+  const auto file = dir / "results.csv";
+  int calls = 0;
+  rewrite_file_atomically(file, [&](std::optional<std::string_view> content) {
+    if (++calls == 1) {
+      EXPECT_FALSE(content.has_value());
+      EXPECT_TRUE(create_file_atomically(file, "header\ntheirs\n"));
+      return std::optional<std::string>("header\nours\n");
+    }
+    return std::optional<std::string>(std::string(content.value_or("")) + "ours\n");
+  });
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(testing::read_text(file), "header\ntheirs\nours\n");
+}
+
+// Replacing a file needs the directory's permission, not the file's: a read-only file (whose
+// lock is taken through a read-only descriptor) is replaced and keeps its mode.
+TEST(RewriteFileAtomically, ReplacesAReadOnlyFile) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root may write any file";
+  testing::TempDir dir;
+  const auto file = dir / "results.csv";
+  testing::write_text(file, "old\n");
+  ASSERT_EQ(::chmod(file.c_str(), 0444), 0);
+  rewrite_file_atomically(file, [](std::optional<std::string_view> content) {
+    return std::optional<std::string>(std::string(content.value_or("")) + "new\n");
+  });
+  EXPECT_EQ(testing::read_text(file), "old\nnew\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0444u);
 }
 
 }  // namespace

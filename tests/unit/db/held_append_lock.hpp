@@ -45,7 +45,8 @@ class HeldAppendLock {
   int fd_;
 };
 
-inline void wait_briefly(const std::future<void>& running) {
+template <typename T>
+void wait_briefly(const std::future<T>& running) {
   running.wait_for(std::chrono::milliseconds(300));
 }
 

@@ -184,6 +184,63 @@ TEST(CsvStore, WriteReplacesAtomicallyAndLoadStrictThrows) {
   EXPECT_EQ(lenient.error_count(), 1u);
 }
 
+// update() hands the producer what the file holds (no table for a missing file), writes what it
+// returns, and leaves the file alone when it returns nothing.
+TEST(CsvStore, UpdateWritesWhatTheProducerMakesOfTheFile) {
+  testing::TempDir dir;
+  const auto path = dir / "r.csv";
+  auto store = open_results_store(path);
+  Diagnostics diagnostics;
+  store->update(diagnostics, [](std::vector<ResultsTable> current, const Diagnostics&) {
+    EXPECT_TRUE(current.empty());
+    return std::optional<ResultsTable>();
+  });
+  EXPECT_FALSE(std::filesystem::exists(path));
+  store->update(diagnostics, [](std::vector<ResultsTable>, const Diagnostics&) {
+    return std::optional(ResultsTable{kEnv, {entry("nn_8_8_8_ld_8_8_8", "Default", 0.5)}, {}});
+  });
+  store->update(diagnostics, [](std::vector<ResultsTable> current, const Diagnostics&) {
+    EXPECT_EQ(current.size(), 1u);
+    current.at(0).upsert(entry("nn_16_16_16_ld_16_16_16", "Default", 0.25));
+    return std::optional(std::move(current.at(0)));
+  });
+  EXPECT_EQ(testing::read_text(path),
+            "Validator,PT_VERSION,2.11.0\n"
+            "Validator,GEMMTUNE_VERSION,0.1.0\n"
+            "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n"
+            "GemmTunableOp_Half_NN,nn_16_16_16_ld_16_16_16,Default,0.25\n");
+  EXPECT_TRUE(diagnostics.empty());
+}
+
+// A tuning run appends while the file is updated: the test plays that appender, holding the
+// append lock when the update starts. The update must read the file once it has the lock, so the
+// line appended meanwhile is in what it writes.
+TEST(CsvStore, UpdateKeepsALineAppendedMeanwhile) {
+  testing::TempDir dir;
+  const auto path = dir / "r.csv";
+  open_results_store(path)->append(kEnv, entry("nn_8_8_8_ld_8_8_8", "Default", 0.5));
+  const std::string appended = "GemmTunableOp_Half_NN,nn_16_16_16_ld_16_16_16,Default,0.25\n";
+  {
+    testing::HeldAppendLock appender(path);
+    auto updating = std::async(std::launch::async, [&] {
+      Diagnostics diagnostics;
+      open_results_store(path)->update(
+          diagnostics, [](std::vector<ResultsTable> current, const Diagnostics&) {
+            current.at(0).upsert(entry("nn_24_24_24_ld_24_24_24", "Default", 0.75));
+            return std::optional(std::move(current.at(0)));
+          });
+    });
+    testing::wait_briefly(updating);
+    EXPECT_TRUE(appender.append(appended));
+    appender.release();
+    updating.get();
+  }
+  const auto tables = open_results_store(path)->load();
+  ASSERT_EQ(tables.size(), 1u);
+  ASSERT_EQ(tables[0].entries.size(), 3u);
+  EXPECT_EQ(tables[0].entries[1], entry("nn_16_16_16_ld_16_16_16", "Default", 0.25));
+}
+
 // The empty-file rule: a table with no validators, no entries and no bad lines holds nothing.
 TEST(ResultsStore, HoldsNothingMeansNoValidatorsNoEntriesNoBadLines) {
   Diagnostics clean;

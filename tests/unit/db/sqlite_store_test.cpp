@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <future>
 
 #include "db/sqlite_handle.hpp"
 #include "temp_dir.hpp"
@@ -211,6 +212,33 @@ TEST(SqliteStore, SeveralProcessesAppendToOneDatabase) {
   EXPECT_EQ(tables[0].entries.size(), static_cast<std::size_t>(kProcesses * kEach));
   SqliteDatabase db(path);
   EXPECT_EQ(count(db, "measurements"), kProcesses * kEach);
+}
+
+// update() reads and writes in one write transaction: a result another process appends while
+// the producer runs waits for the commit, and is not deleted by the write that replaces the
+// environment's results.
+TEST(SqliteStore, UpdateReadsAndWritesInOneTransaction) {
+  testing::TempDir dir;
+  const auto path = dir / "r.db";
+  make_sqlite_store(path)->write(ResultsTable{kEnvA, {entry("nn_8_8_8_ld_8_8_8", "X", 0.5)}, {}});
+  std::future<void> appending;
+  Diagnostics diagnostics;
+  make_sqlite_store(path)->update(
+      diagnostics, [&](std::vector<ResultsTable> current, const Diagnostics&) {
+        appending = std::async(std::launch::async, [&] {
+          make_sqlite_store(path)->append(kEnvA, entry("nn_16_16_16_ld_16_16_16", "Y", 0.25));
+        });
+        appending.wait_for(std::chrono::milliseconds(300));
+        EXPECT_EQ(current.size(), 1u);
+        current.at(0).upsert(entry("nn_24_24_24_ld_24_24_24", "Z", 0.75));
+        return std::optional(std::move(current.at(0)));
+      });
+  appending.get();
+  const auto tables = make_sqlite_store(path)->load();
+  ASSERT_EQ(tables.size(), 1u);
+  std::vector<std::string> solutions;
+  for (const auto& e : tables[0].entries) solutions.push_back(e.solution);
+  EXPECT_EQ(solutions, (std::vector<std::string>{"X", "Z", "Y"}));
 }
 
 // Opening an existing database only reads it until the first write: the file is not changed,

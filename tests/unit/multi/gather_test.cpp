@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <future>
 
+#include "db/csv_results.hpp"
 #include "db/results_store.hpp"
+#include "held_append_lock.hpp"
 #include "temp_dir.hpp"
 
 namespace gemmtune {
@@ -127,6 +130,31 @@ TEST(Gather, NeverRewritesAFileItRefusedOrReadWithBadLines) {
   EXPECT_EQ(report.written[1], (dir / "r_full3.csv").string());
   EXPECT_EQ(load(dir / "r_full2.csv").size(), 2u);  // r0.csv's and r_full0.csv's good entry
   EXPECT_EQ(testing::read_text(dir / "r_full2.csv"), testing::read_text(dir / "r_full3.csv"));
+}
+
+// A process that loads its copy (a tuning run, the library) appends to it while the run gathers.
+// The test plays that appender: it holds the copy's append lock when gathering starts and appends
+// its line before letting go. Gathering must read the copy again once it has the lock and replace
+// it before letting go, so the line is in the new copy — not in the old one, renamed over and lost.
+TEST(Gather, KeepsALineAppendedToACopyMeanwhile) {
+  testing::TempDir dir;
+  write_results(dir / "r0.csv", kHere, {entry(8, 0.1)});
+  write_results(dir / "r_full1.csv", kHere, {entry(8, 0.1)});
+  {
+    testing::HeldAppendLock appender(dir / "r_full1.csv");
+    auto gathering = std::async(std::launch::async, [&] {
+      return gather_device_files(OutputNames(dir / "r0.csv", Shard{}), kHere, {0, 1});
+    });
+    testing::wait_briefly(gathering);
+    EXPECT_TRUE(appender.append(format_result_line(entry(40, 0.7), "0.7")));
+    appender.release();
+    const auto report = gathering.get();
+    EXPECT_EQ(report.written.size(), 2u);
+    EXPECT_EQ(report.entries, 2u);
+  }
+  const auto copy = load(dir / "r_full1.csv");
+  ASSERT_EQ(copy.size(), 2u);
+  EXPECT_EQ(copy[1], entry(40, 0.7));
 }
 
 TEST(Gather, NothingOnDiskWritesNothing) {
