@@ -470,14 +470,34 @@ void Context::Impl::write(const std::string& path) {
   // the rename replaces (tune_and_publish takes this lock first too).
   const api::ContextLock file(file_mutex);
   refuse_to_replace_another_environment(path);
-  ResultsTable t;
+  ResultsTable held;
   {
     const api::ContextLock lock(writer);
-    t = master;
-    t.environment = write_environment;
+    held = master;
+    held.environment = write_environment;
   }
-  open_results_store(path)->write(t);
-  if (verbose()) log(fmt::format("wrote {} results to {}", t.entries.size(), path));
+  // Read and replaced under the file's append lock (a database: in one transaction), so that what
+  // another process appended since this Context read the file, or what a file it never loaded
+  // holds, is kept rather than replaced away. Where both hold a problem, this Context's result is
+  // written.
+  const bool one_environment = results_store_kind(path) == "csv";
+  std::size_t written = 0;
+  Diagnostics read;  // bad lines are the readers' to report; they are not kept, as before
+  open_results_store(path)->update(
+      read, [&](std::vector<ResultsTable> current, const Diagnostics&) {
+        ResultsTable out;
+        out.environment = held.environment;
+        for (const ResultsTable& table : current) {
+          // A CSV file is one environment, which refuse_to_replace_another_environment accepted;
+          // a database's other environments are not this write's to touch.
+          if (!one_environment && !(table.environment == held.environment)) continue;
+          for (const ResultEntry& e : table.entries) out.upsert(e, table.time_text_of(e));
+        }
+        for (const ResultEntry& e : held.entries) out.upsert(e, held.time_text_of(e));
+        written = out.entries.size();
+        return std::optional<ResultsTable>(std::move(out));
+      });
+  if (verbose()) log(fmt::format("wrote {} results to {}", written, path));
 }
 
 void Context::Impl::refuse_to_replace_another_environment(const std::string& path) const {

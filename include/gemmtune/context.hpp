@@ -146,7 +146,9 @@ class Context {
   // results are merged under them.
   LoadReport read_file(std::string_view filename = {});
   // Writes every result the Context holds (default: to filename()), atomically (CSV) or in one
-  // transaction (SQLite, where it replaces this environment's results and no other's). A CSV file
+  // transaction (SQLite, where it replaces this environment's results and no other's). Results
+  // the file holds and the Context does not (appended by another process meanwhile) are kept; where
+  // both hold a problem, the Context's is written. A CSV file
   // measured in another environment, or one that cannot be read, is never replaced: write_file
   // throws InputError saying why (on exit, the Context logs it and writes nothing).
   void write_file(std::string_view filename = {});

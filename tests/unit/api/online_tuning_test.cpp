@@ -2,6 +2,7 @@
 // its winner is appended to the results file at once, and later calls dispatch it.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <thread>
 
 #include "tests/unit/api/api_test_util.hpp"
@@ -127,6 +128,52 @@ TEST(OnlineTuning, WriteFileOnExit) {
     ctx.write_file_on_exit(true);
   }
   EXPECT_EQ(lines_containing(dir / "out0.csv", g.problem.params_signature()), 1u);
+}
+
+// write_file replaces the file with what the Context holds and keeps what the file holds that the
+// Context does not: a line another process appended after the Context read the file (a tuning run
+// on the same results file), or the results of a file the Context never loaded. Where both hold a
+// problem, the Context's result is written.
+TEST(OnlineTuning, WriteFileKeepsWhatTheFileHoldsThatTheContextDoesNot) {
+  TempDir dir;
+  Counts counts;
+  Log log;
+  FloatGemm loaded(32, 32, 32), appended(40, 40, 40), tuned(48, 48, 48);
+  const std::string op = "GemmTunableOp_float_NN,";
+  write_text(dir / "results.csv",
+             validator_lines() + op + loaded.problem.params_signature() + ",Default,0.5\n");
+  Options o = test_options(dir, counts, log);
+  o.tuning = true;
+  Context ctx(o);
+  ASSERT_EQ(ctx.load_report().entries, 1u) << ctx.load_report().message;
+  // Another process appends to the file after this Context read it.
+  {
+    std::ofstream out(dir / "results.csv", std::ios::app);
+    out << op << appended.problem.params_signature() << ",Default,0.25\n";
+  }
+  ASSERT_TRUE(tuned.run(ctx).ok);
+  ASSERT_EQ(ctx.lookup(tuned.problem).solution, "Test_Fast") << log.all();
+  ctx.write_file();
+  for (const FloatGemm* g : {&loaded, &appended, &tuned}) {
+    EXPECT_EQ(lines_containing(dir / "results.csv", g->problem.params_signature()), 1u)
+        << g->problem.params_signature() << "\n"
+        << read_text(dir / "results.csv");
+  }
+
+  // Another file of this environment keeps its results; the Context's win where both have one.
+  write_text(dir / "other.csv", validator_lines() + op + appended.problem.params_signature() +
+                                    ",Default,0.125\n" + op + tuned.problem.params_signature() +
+                                    ",Default,9.5\n");
+  ctx.write_file((dir / "other.csv").string());
+  const std::string other = read_text(dir / "other.csv");
+  EXPECT_EQ(
+      lines_containing(dir / "other.csv", appended.problem.params_signature() + ",Default,0.125"),
+      1u)
+      << other;
+  EXPECT_EQ(lines_containing(dir / "other.csv", tuned.problem.params_signature() + ",Test_Fast,"),
+            1u)
+      << other;
+  EXPECT_EQ(lines_containing(dir / "other.csv", loaded.problem.params_signature()), 1u) << other;
 }
 
 }  // namespace
