@@ -20,6 +20,7 @@
 #include "cli/tuning_options.hpp"
 #include "db/results_store.hpp"
 #include "drivers/backend_factory.hpp"
+#include "drivers/bench/bench_case.hpp"
 #include "drivers/bench/bench_report.hpp"
 #include "drivers/bench/bench_run.hpp"
 #include "drivers/bench/workload.hpp"
@@ -263,7 +264,15 @@ void setup_bench(CLI::App& app) {
   cmd->add_option("--output-jsonl", cli->output_jsonl, "Also write the run and its rows as JSONL");
   cmd->add_option("--dtype", cli->dtypes,
                   "Run these dtypes instead of the workload's (comma-separated micro_perf names)")
-      ->delimiter(',');
+      ->delimiter(',')
+      // Checked here, not when the workload is read, so that a mistake is a usage error.
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return dtype_from_workload_name(text)
+                       ? std::string()
+                       : fmt::format("unknown dtype '{}'; known: {}", text, known_dtype_names());
+          },
+          "DTYPE"));
   cmd->add_option("--iterations", cli->iterations,
                   "Timed iterations per solution and case instead of the workload's")
       ->check(finite_positive());

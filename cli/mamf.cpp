@@ -14,14 +14,19 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <string_view>
+#include <vector>
 
 #include "cli/app.hpp"
 #include "cli/command_line.hpp"
 #include "cli/config_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/number_checks.hpp"
+#include "cli/value_checks.hpp"
 #include "drivers/mamf/mamf_report.hpp"
 #include "drivers/mamf/mamf_run.hpp"
+#include "drivers/mamf/shape_range.hpp"
 #include "tuner/error.hpp"
 #include "tuner/numerical_check.hpp"
 
@@ -41,6 +46,44 @@ struct MamfCliOptions {
 };
 
 constexpr double kMaxIterations = 10'000'000;
+
+// The dtypes a MAMF sweep takes: real, and below double precision.
+std::optional<DType> mamf_dtype(std::string_view name) {
+  const auto dtype = dtype_from_cli_name(name);
+  if (!dtype || info(*dtype).is_complex || *dtype == DType::Float64) return std::nullopt;
+  return dtype;
+}
+
+// Option values are checked as they are parsed: a mistake on the command line is a usage error
+// naming the option, one in a configuration file names its key and the file (cli/value_checks.hpp).
+CLI::Validator mamf_dtype_name() {
+  constexpr const char* kTaken = "bfloat16, float16, float32, tf32, float8_e4m3fn or float8_e5m2";
+  return CLI::Validator(
+      [kTaken](std::string& text) -> std::string {
+        return mamf_dtype(text) ? std::string() : fmt::format("use {}, not '{}'", kTaken, text);
+      },
+      "DTYPE");
+}
+
+// --m or --m_range (and n, k): the dimension's own checks (mamf::expand) as it is parsed. What
+// spans the dimensions — each given one way or the other, the size of the sweep — is checked in
+// run_mamf_command.
+CLI::Option* add_dimension(CLI::App& cmd, const std::string& option, DimSpec& spec, bool range,
+                           const std::string& description) {
+  return cmd.add_option_function<std::vector<std::int64_t>>(
+      option,
+      [&spec, range](const std::vector<std::int64_t>& given) {
+        DimSpec alone{spec.name, {}, {}};
+        (range ? alone.range : alone.values) = given;
+        try {
+          (void)expand(alone);
+        } catch (const InputError& e) {
+          throw CLI::ValidationError(e.what());  // names the option already
+        }
+        (range ? spec.range : spec.values) = given;
+      },
+      description);
+}
 
 // Lock-free, so that the handler may touch it.
 std::atomic<int> g_interrupts{0};
@@ -122,14 +165,14 @@ class MamfConsole final : public MamfObserver {
 
 void run_mamf_command(MamfCliOptions& cli, const std::string& command_line) {
   MamfOptions& o = cli.run;
-  const auto dtype = dtype_from_cli_name(cli.dtype);
-  if (!dtype || info(*dtype).is_complex || *dtype == DType::Float64) {
-    throw InputError(
-        fmt::format("--dtype {}: use bfloat16, float16, float32, tf32, "
-                    "float8_e4m3fn or float8_e5m2",
-                    cli.dtype));
+  // Each dimension was checked as its option was parsed; a dimension not given at all, or a sweep
+  // too large, is as much a bad command line.
+  try {
+    (void)count_shapes(o.m, o.n, o.k);
+  } catch (const InputError& e) {
+    throw ExitWith(ExitCode::Usage, e.what());
   }
-  o.dtype = *dtype;
+  o.dtype = mamf_dtype(cli.dtype).value();  // checked as --dtype was parsed
   o.backend = parse_backend_kind(cli.backend);
   o.tuner.check = parse_numerical_check(cli.numerical_check);
   o.tuner.search.space =
@@ -184,16 +227,19 @@ void setup_mamf(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "mamf", "Maximum achievable matmul FLOPS over a sweep of shapes (mamf-finder.py compatible)");
   // mamf-finder.py's options.
-  auto* m = cmd->add_option("--m", o.m.values, "M values (the first dimension)")->expected(1, -1);
-  auto* n = cmd->add_option("--n", o.n.values, "N values (the last dimension)")->expected(1, -1);
-  auto* k = cmd->add_option("--k", o.k.values, "K values (the shared dimension)")->expected(1, -1);
-  cmd->add_option("--m_range", o.m.range, "M range START STOP STEP (stop excluded; 0 = STEP)")
+  auto* m =
+      add_dimension(*cmd, "--m", o.m, false, "M values (the first dimension)")->expected(1, -1);
+  auto* n =
+      add_dimension(*cmd, "--n", o.n, false, "N values (the last dimension)")->expected(1, -1);
+  auto* k =
+      add_dimension(*cmd, "--k", o.k, false, "K values (the shared dimension)")->expected(1, -1);
+  add_dimension(*cmd, "--m_range", o.m, true, "M range START STOP STEP (stop excluded; 0 = STEP)")
       ->expected(3)
       ->excludes(m);
-  cmd->add_option("--n_range", o.n.range, "N range START STOP STEP (stop excluded; 0 = STEP)")
+  add_dimension(*cmd, "--n_range", o.n, true, "N range START STOP STEP (stop excluded; 0 = STEP)")
       ->expected(3)
       ->excludes(n);
-  cmd->add_option("--k_range", o.k.range, "K range START STOP STEP (stop excluded; 0 = STEP)")
+  add_dimension(*cmd, "--k_range", o.k, true, "K range START STOP STEP (stop excluded; 0 = STEP)")
       ->expected(3)
       ->excludes(k);
   // Bounded: every timed sample is kept (8 bytes each), and a count near INT_MAX is a typo.
@@ -207,6 +253,7 @@ void setup_mamf(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--dtype", cli->dtype,
                   "bfloat16, float16, float32, tf32, float8_e4m3fn or float8_e5m2")
+      ->check(mamf_dtype_name())
       ->capture_default_str();
   cmd->add_option("--cuda_device", o.device, "Device ordinal")
       ->envname("GEMMTUNE_DEVICE")
@@ -229,6 +276,7 @@ void setup_mamf(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--numerical-check", cli->numerical_check,
                   "--tuned: check candidates against Default: on, off, or ATOL_RTOL")
+      ->check(numerical_check_value())
       ->capture_default_str();
   cmd->add_option("--search", cli->search, "--tuned: heuristic or exhaustive")
       ->check(CLI::IsMember({"heuristic", "exhaustive"}))

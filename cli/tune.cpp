@@ -8,11 +8,13 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <numeric>
+#include <vector>
 
 #include "cli/app.hpp"
 #include "cli/command_line.hpp"
@@ -21,6 +23,7 @@
 #include "cli/number_checks.hpp"
 #include "cli/text_table.hpp"
 #include "cli/tuning_options.hpp"
+#include "cli/value_checks.hpp"
 #include "db/untuned_file.hpp"
 #include "drivers/multi/worker_main.hpp"
 #include "drivers/tune_run.hpp"
@@ -146,7 +149,6 @@ std::string format_devices(const TuneSummary& summary) {
   return t.render();
 }
 
-// --gpus, --devices, --workers and --shard into the run's devices, backend and shard.
 // Lock-free, so that the handler may read it.
 std::atomic<bool> g_exit_on_second_stop{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
@@ -163,6 +165,7 @@ void on_stop_signal(int) {
   }
 }
 
+// --gpus, --devices, --workers and --shard into the run's devices, backend and shard.
 void resolve_devices(TuneCliOptions& cli) {
   TuneOptions& options = cli.run;
   const int given = (cli.gpus > 0) + !cli.devices.empty() + (cli.workers > 0);
@@ -183,17 +186,9 @@ void resolve_devices(TuneCliOptions& cli) {
     options.devices.resize(static_cast<std::size_t>(cli.gpus));
   }
   std::iota(options.devices.begin(), options.devices.end(), 0);
-  if (!cli.devices.empty()) {
-    options.devices = cli.devices;
-    std::sort(options.devices.begin(), options.devices.end());
-    if (std::adjacent_find(options.devices.begin(), options.devices.end()) !=
-            options.devices.end() ||
-        options.devices.front() < 0) {
-      throw ExitWith(ExitCode::Usage, "--devices: each ordinal once, none negative");
-    }
-  }
+  if (!cli.devices.empty()) options.devices = cli.devices;  // checked as --devices was parsed
   if (!cli.shard.empty()) {
-    options.shard = parse_shard(cli.shard);
+    options.shard = parse_shard(cli.shard);  // checked as --shard was parsed
   } else if (auto from_launcher = shard_from_environment(std::getenv)) {
     options.shard = *from_launcher;
   }
@@ -221,6 +216,22 @@ void print_summary(const TuneOptions& options, const TuneSummary& summary) {
   for (const auto& f : summary.failed) {
     fmt::print("  not tuned: {},{}: {}\n", f.op_signature, f.params_signature, f.reason);
   }
+}
+
+// --devices' list, as it is parsed (so that a configuration file's is refused naming its key):
+// sorted; each ordinal once, none negative, at most kMaxDevices.
+std::vector<int> checked_devices(std::vector<int> devices) {
+  std::sort(devices.begin(), devices.end());
+  if (devices.size() > static_cast<std::size_t>(kMaxDevices)) {
+    throw CLI::ValidationError("--devices",
+                               fmt::format("at most {} devices (one worker process each), not {}",
+                                           kMaxDevices, devices.size()));
+  }
+  if (std::adjacent_find(devices.begin(), devices.end()) != devices.end() ||
+      (!devices.empty() && devices.front() < 0)) {
+    throw CLI::ValidationError("--devices", "each ordinal once, none negative");
+  }
+  return devices;
 }
 
 void run_tune_command(TuneCliOptions& cli) {
@@ -279,18 +290,22 @@ void setup_tune(CLI::App& app) {
   cmd->add_option("--device", o.device, "Device ordinal")
       ->envname("GEMMTUNE_DEVICE")
       ->capture_default_str();
+  // Bounded (kMaxDevices): each device is a process, and a typo must not spawn 100000 of them.
   cmd->add_option("--gpus", cli->gpus,
                   "Tune on GPUs 0..N-1, one worker process each (CUDA backend)")
       ->envname("GEMMTUNE_GPUS")
-      ->check(finite_non_negative())
+      ->check(finite_range(0, kMaxDevices))
       ->capture_default_str();
-  cmd->add_option("--devices", cli->devices, "Tune on these device ordinals, e.g. 0,2,3")
+  cmd->add_option_function<std::vector<int>>(
+         "--devices",
+         [cli](const std::vector<int>& devices) { cli->devices = checked_devices(devices); },
+         fmt::format("Tune on these device ordinals, e.g. 0,2,3 (at most {})", kMaxDevices))
       ->envname("GEMMTUNE_DEVICES")
       ->delimiter(',');
   cmd->add_option("--workers", cli->workers,
                   "Tune with N worker processes on the CPU backend, each playing one device")
       ->envname("GEMMTUNE_WORKERS")
-      ->check(finite_non_negative())
+      ->check(finite_range(0, kMaxDevices))
       ->capture_default_str();
   cmd->add_option("--problem-timeout-s", o.problem_timeout_s,
                   "Kill a worker that spends longer on one problem (s; 0 = no limit); the "
@@ -305,6 +320,7 @@ void setup_tune(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--shard", cli->shard,
                   "Tune share I of N (I/N, 0-based); default: from mpirun or srun's environment")
+      ->check(parsed_by("I/N", [](const std::string& text) { (void)parse_shard(text); }))
       ->envname("GEMMTUNE_SHARD");
   cmd->add_flag("--worker", cli->worker,
                 "Internal: the worker side of a multi-device run (problems on stdin)")

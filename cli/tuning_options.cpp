@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "cli/exit_codes.hpp"
 #include "cli/number_checks.hpp"
-#include "tuner/error.hpp"
+#include "cli/value_checks.hpp"
 #include "tuner/numerical_check.hpp"
 
 namespace gemmtune::cli {
@@ -76,6 +77,7 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
       ->capture_default_str();
   cmd.add_option("--numerical-check", texts.numerical_check,
                  "Tuning: check candidates against Default: on, off, or ATOL_RTOL")
+      ->check(numerical_check_value())
       ->envname("GEMMTUNE_NUMERICAL_CHECK")
       ->capture_default_str();
   cmd.add_option("--search", texts.search, "Tuning: heuristic or exhaustive")
@@ -86,6 +88,7 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
                  "Search only these providers' candidates, e.g. cublas,cublaslt for results "
                  "PyTorch can run (Default always runs)")
       ->delimiter(',')
+      ->check(provider_name())
       ->envname("GEMMTUNE_PROVIDERS");
   cmd.add_option("--workspace-mb", texts.workspace_mb,
                  "Largest workspace a candidate may use (MiB, at most 1048576 = 1 TiB)")
@@ -107,8 +110,9 @@ void apply_tuning_options(const TuningOptionTexts& texts, TunerOptions& tuner) {
   tuner.min_gain = texts.min_gain_percent / 100.0;
   if (const auto mode = parse_timing_mode(texts.timing_mode)) {
     tuner.timing.mode = *mode;
-  } else {
-    throw InputError(
+  } else {  // refused by the option's check already; a command-line value either way
+    throw ExitWith(
+        ExitCode::Usage,
         fmt::format("--timing-mode: '{}' is neither queued nor immediate", texts.timing_mode));
   }
 }

@@ -6,7 +6,9 @@
 //
 // Contract: add_tuning_options() registers the options, writing straight into `tuner` where the
 // types agree and into `texts` where a value must be parsed; apply_tuning_options() then
-// completes `tuner` from `texts` (an unusable value is an InputError naming the option).
+// completes `tuner` from `texts`. Every value is checked as its option is parsed (a usage error
+// naming the option; cli/value_checks.hpp), so that apply_tuning_options() meets none it cannot
+// use.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -14,6 +14,13 @@ namespace gemmtune {
 // PyTorch's default results file name for device 0 (tunableop_results<ordinal>.csv).
 inline constexpr const char* kDefaultResultsFile = "tunableop_results0.csv";
 
+// The most devices one run takes, each a worker process. Far above the GPUs one host holds (8 to
+// 16) and the CPU workers that are of use (each wants cores of its own; they only play devices),
+// yet low enough that a typo (--workers 100000) is refused instead of spawning that many
+// processes, and that the coordinator's two pipes a worker stay well inside the common limit of
+// 1024 open files.
+inline constexpr int kMaxDevices = 256;
+
 struct TuneOptions {
   std::vector<std::string> inputs;    // untuned files or glob patterns
   std::vector<std::string> problems;  // "OP_SIG,PARAMS_SIG" given inline
@@ -26,8 +33,9 @@ struct TuneOptions {
   // The GPU monitor's sampling interval (drivers/monitor/), ms; 0 = off. CUDA devices only.
   int monitor_interval_ms = 100;
 
-  // Several devices, one worker process each (--gpus, --devices, --workers); empty: tune in this
-  // process on `device`. With the CPU backend the ordinals only name the workers and their files.
+  // Several devices, one worker process each (--gpus, --devices, --workers), at most kMaxDevices;
+  // empty: tune in this process on `device`. With the CPU backend the ordinals only name the
+  // workers and their files.
   std::vector<int> devices;
   double problem_timeout_s = 0;  // a worker longer on one problem is killed (0 = no limit)
   int max_worker_restarts = 3;   // per device, after a worker died

@@ -121,6 +121,10 @@ TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneO
   if (options.devices.empty()) {
     tune_here(options, requested.entries, summary, observer, command_line);
   } else {
+    if (options.devices.size() > static_cast<std::size_t>(kMaxDevices)) {
+      throw InputError(fmt::format("{} devices: at most {} (one worker process each)",
+                                   options.devices.size(), kMaxDevices));
+    }
     // Before any worker starts: each would fail on a misspelt provider and be restarted in vain.
     const BackendProviders providers = providers_of(options.backend);
     providers.registry->require_providers(providers.backend, options.tuner.search.providers);

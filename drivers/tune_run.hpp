@@ -78,8 +78,9 @@ class TuneObserver {
   virtual void on_note(const std::string& note) { (void)note; }
 };
 
-// Runs the whole tuning; throws InputError for unusable input (no problems at all, an output
-// measured elsewhere) and ValidatorMismatchError when the output's validators differ.
+// Runs the whole tuning; throws InputError for unusable input (no problems at all, more than
+// kMaxDevices devices, an output measured elsewhere) and ValidatorMismatchError when the output's
+// validators differ.
 TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneObserver& observer,
                      const std::string& command_line);
 

@@ -63,19 +63,34 @@ std::string Shape::text() const {
   return fmt::format("{}x{}x{}", m, n, k);
 }
 
-std::vector<Shape> make_shapes(const DimSpec& m, const DimSpec& n, const DimSpec& k) {
-  const auto ms = expand(m), ns = expand(n), ks = expand(k);
+namespace {
+
+// The product of the dimensions' value counts, refused above kMaxShapes.
+std::uint64_t checked_count(const DimSpec& m, const DimSpec& n, const DimSpec& k, std::size_t ms,
+                            std::size_t ns, std::size_t ks) {
   // Each count is at most kMaxValuesPerDim (1e6), so the product fits in 64 bits before the cap.
-  const auto shapes = static_cast<std::uint64_t>(ms.size()) * ns.size() * ks.size();
+  const auto shapes = static_cast<std::uint64_t>(ms) * ns * ks;
   if (shapes > static_cast<std::uint64_t>(kMaxShapes)) {
     const auto option = [](const DimSpec& d) {
       return "--" + d.name + (d.is_range() ? "_range" : "");
     };
-    throw InputError(fmt::format(
-        "{} x {} x {} = {} shapes ({} {} {}), more than the {} a sweep may "
-        "have",
-        ms.size(), ns.size(), ks.size(), shapes, option(m), option(n), option(k), kMaxShapes));
+    throw InputError(
+        fmt::format("{} x {} x {} = {} shapes ({} {} {}), more than the {} a sweep may "
+                    "have",
+                    ms, ns, ks, shapes, option(m), option(n), option(k), kMaxShapes));
   }
+  return shapes;
+}
+
+}  // namespace
+
+std::uint64_t count_shapes(const DimSpec& m, const DimSpec& n, const DimSpec& k) {
+  return checked_count(m, n, k, expand(m).size(), expand(n).size(), expand(k).size());
+}
+
+std::vector<Shape> make_shapes(const DimSpec& m, const DimSpec& n, const DimSpec& k) {
+  const auto ms = expand(m), ns = expand(n), ks = expand(k);
+  checked_count(m, n, k, ms.size(), ns.size(), ks.size());
   std::vector<Shape> out;
   out.reserve(ms.size() * ns.size() * ks.size());
   for (const auto mv : ms) {

@@ -43,6 +43,9 @@ struct Shape {
   friend bool operator==(const Shape&, const Shape&) = default;
 };
 
+// How many shapes the sweep has, without making them; throws InputError as make_shapes does.
+std::uint64_t count_shapes(const DimSpec& m, const DimSpec& n, const DimSpec& k);
+
 // Every (m, n, k) in mamf-finder's order.
 std::vector<Shape> make_shapes(const DimSpec& m, const DimSpec& n, const DimSpec& k);
 

@@ -75,6 +75,10 @@ class Coordinator {
 
  private:
   void start(Slot& slot);
+  bool start_workers();
+  void stop_while_starting();
+  void tune();
+  void finish(const std::string& command_line, std::chrono::system_clock::time_point started);
   void pump(int timeout_ms);
   void handle_line(Slot& slot, const std::string& line);
   void handle_exit(Slot& slot);
@@ -262,16 +266,18 @@ void Coordinator::handle_exit(Slot& slot) {
   }
   if (slot.state == Slot::State::Retired) return;
   if (slot.device_lost) return retire(slot, slot.why);
+  if (stopping_) {
+    // Nothing more is handed out, so nothing is restarted; a worker killed while it started
+    // (a stop holds no worker back that has no problem) says nothing about its device.
+    slot.state = Slot::State::Retired;
+    return;
+  }
   if (was_starting) {
     // A worker that cannot start will not start the next time either.
     return retire(slot, fmt::format("its worker could not start: {}",
                                     slot.timed_out     ? "no answer within --problem-timeout-s"
                                     : slot.why.empty() ? status
                                                        : slot.why));
-  }
-  if (stopping_) {
-    slot.state = Slot::State::Retired;
-    return;
   }
   if (slot.restarts >= options_.max_worker_restarts) {
     return retire(slot,
@@ -366,30 +372,40 @@ std::vector<const UntunedEntry*> Coordinator::resume() {
   return todo;
 }
 
-void Coordinator::run(const std::string& command_line) {
-  const auto started = std::chrono::system_clock::now();
-  const IgnoreSigpipe ignore_sigpipe;
-  for (const int ordinal : options_.devices) {
-    slots_.push_back({});
-    slots_.back().ordinal = ordinal;
-    slots_.back().load = summary_.devices.size();
-    summary_.devices.push_back({});
-    summary_.devices.back().ordinal = ordinal;
+bool Coordinator::start_workers() {
+  for (auto& slot : slots_) {
+    if (tune_stop_requested()) return false;  // spawning hundreds takes a while
+    start(slot);
   }
-  // The database's schema is created once here, not by every worker at once.
-  if (names_.sqlite()) open_results_store(names_.per_device(0));
-  for (auto& slot : slots_) start(slot);
+  // A start may take long (a GPU context) or hang, with no limit unless --problem-timeout-s:
+  // the stop request is looked at after every wake-up (poll also wakes for the signal, EINTR).
   while (any(Slot::State::Starting)) {
+    if (tune_stop_requested()) return false;
     pump(200);
     check_timeouts();
   }
-  if (!any(Slot::State::Idle)) {
-    std::string reasons;
-    for (const auto& d : summary_.devices)
-      reasons += fmt::format("\n  device {}: {}", d.ordinal, d.retired);
-    throw InputError(fmt::format("no worker could start:{}", reasons));
-  }
+  return true;  // a request from here on is the tuning loop's, which knows what is tuned
+}
 
+void Coordinator::stop_while_starting() {
+  stopping_ = true;
+  summary_.interrupted = true;
+  for (auto& slot : slots_) {
+    if (slot.process && slot.state == Slot::State::Starting) {
+      // It holds no problem, so killing it loses nothing; its start could take minutes.
+      slot.why = "stopped while it started";
+      slot.process->kill_now();
+    }
+  }
+  // Nothing was handed out: every problem is interrupted (the workers' environment, which says
+  // what the outputs already hold, may not be known yet; a rerun skips what is tuned).
+  for (const auto& e : entries_) {
+    summary_.failed.push_back(
+        {e.op_signature, e.params_signature, "interrupted while the workers started"});
+  }
+}
+
+void Coordinator::tune() {
   todo_ = resume();
   std::vector<double> costs;
   for (const auto* e : todo_) costs.push_back(problem_cost(e->problem));
@@ -405,6 +421,13 @@ void Coordinator::run(const std::string& command_line) {
       stopping_ = true;
       summary_.interrupted = true;
       for (const std::size_t id : queue_->drain()) fail(id, "interrupted");
+      for (auto& slot : slots_) {
+        if (slot.process && slot.state == Slot::State::Starting) {
+          // A worker being restarted holds no problem, and nothing more is handed out.
+          slot.why = "stopped while it started";
+          slot.process->kill_now();
+        }
+      }
       if (any(Slot::State::Busy)) {
         observer_.on_note("stopping after the problems in flight; interrupt again to stop those");
       }
@@ -438,14 +461,10 @@ void Coordinator::run(const std::string& command_line) {
     pump(100);
     check_timeouts();
   }
-  for (auto& slot : slots_) {
-    if (slot.process) {
-      slot.process->close_input();
-      slot.process->wait();
-      slot.process.reset();
-    }
-  }
+}
 
+void Coordinator::finish(const std::string& command_line,
+                         std::chrono::system_clock::time_point started) {
   if (names_.sqlite()) {
     auto store = open_results_store(names_.per_device(0));
     store->record_run({command_line, describe(options_), started, std::chrono::system_clock::now(),
@@ -459,11 +478,46 @@ void Coordinator::run(const std::string& command_line) {
     const auto path = names_.per_device(slot.ordinal);
     if (std::filesystem::exists(path)) summary_.outputs.push_back(path.string());
   }
+  if (!queue_) return;  // stopped while the workers started: nothing new to gather
   std::vector<int> ordinals;
   for (const auto& slot : slots_) ordinals.push_back(slot.ordinal);
   GatherReport gathered = gather_device_files(names_, *environment_, ordinals);
   summary_.outputs.insert(summary_.outputs.end(), gathered.written.begin(), gathered.written.end());
   summary_.notes.insert(summary_.notes.end(), gathered.notes.begin(), gathered.notes.end());
+}
+
+void Coordinator::run(const std::string& command_line) {
+  const auto started = std::chrono::system_clock::now();
+  const IgnoreSigpipe ignore_sigpipe;
+  for (const int ordinal : options_.devices) {
+    slots_.push_back({});
+    slots_.back().ordinal = ordinal;
+    slots_.back().load = summary_.devices.size();
+    summary_.devices.push_back({});
+    summary_.devices.back().ordinal = ordinal;
+  }
+  // The database's schema is created once here, not by every worker at once.
+  if (names_.sqlite()) open_results_store(names_.per_device(0));
+  if (start_workers()) {
+    if (!any(Slot::State::Idle)) {
+      std::string reasons;
+      for (const auto& d : summary_.devices)
+        reasons += fmt::format("\n  device {}: {}", d.ordinal, d.retired);
+      throw InputError(fmt::format("no worker could start:{}", reasons));
+    }
+    tune();
+  } else {
+    stop_while_starting();
+  }
+  // Ready workers end at the end of their input; the ones killed above are reaped here.
+  for (auto& slot : slots_) {
+    if (slot.process) {
+      slot.process->close_input();
+      slot.process->wait();
+      slot.process.reset();
+    }
+  }
+  finish(command_line, started);
 }
 
 }  // namespace

@@ -19,7 +19,11 @@
 //   already tuned.
 // - Stop (request_tune_stop, e.g. SIGINT): nothing more is handed out; problems in flight finish;
 //   the rest is reported as interrupted. A second request kills the workers in flight; their
-//   problems are interrupted too (unless their winner was already saved).
+//   problems are interrupted too (unless their winner was already saved). A worker still starting
+//   holds no problem and is killed at the first request; one that is ready is let go (end of
+//   input). A request while the workers start — between two spawns or while waiting for them to
+//   be ready — ends the run at once that way: every problem is reported interrupted, and nothing
+//   is gathered (nothing new was tuned).
 // - At the end, CSV outputs are gathered into `_full0` and its copies (gather.hpp); a SQLite
 //   output records the run.
 #pragma once

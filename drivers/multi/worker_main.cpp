@@ -80,6 +80,9 @@ FaultInjection FaultInjection::from_environment() {
   if (const char* v = std::getenv("GEMMTUNE_TEST_SAVE_FAILS_ON_DEVICE")) {
     faults.save_fails_on_device = std::atoi(v);
   }
+  if (const char* v = std::getenv("GEMMTUNE_TEST_HANG_AT_START_ON_DEVICE")) {
+    faults.hang_at_start_on_device = std::atoi(v);
+  }
   return faults;
 }
 
@@ -96,6 +99,7 @@ int run_worker(const TuneOptions& options, const FaultInjection& faults) {
   Environment environment;
   std::unique_ptr<ResultsStore> store;
   WorkerMessage ready;
+  while (options.device == faults.hang_at_start_on_device) ::pause();
   try {
     session = open_backend(options.backend, options.device);
     environment = collect_environment(*session.backend);

@@ -9,7 +9,8 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 export GEMMTUNE_BACKEND=cpu
 unset GEMMTUNE_TEST_CRASH_ON GEMMTUNE_TEST_HANG_ON GEMMTUNE_TEST_DEVICE_LOST_ON GEMMTUNE_SHARD \
-      GEMMTUNE_TEST_CRASH_AFTER_SAVE_ON GEMMTUNE_TEST_SAVE_FAILS_ON_DEVICE
+      GEMMTUNE_TEST_CRASH_AFTER_SAVE_ON GEMMTUNE_TEST_SAVE_FAILS_ON_DEVICE \
+      GEMMTUNE_TEST_HANG_AT_START_ON_DEVICE
 # Under a launcher (CI inside srun, say) the runs here must not take a shard of their own.
 unset OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE SLURM_PROCID SLURM_NTASKS \
       SLURM_STEP_NUM_TASKS GEMMTUNE_WORKERS GEMMTUNE_GPUS GEMMTUNE_DEVICES
@@ -150,6 +151,29 @@ interrupt)  # SIGINT: nothing more is handed out, problems in flight finish, the
   run 0 tune u.csv --workers 2 -o "$work/i0.csv" --max-tuning-duration-ms 5
   expect "$((6 - done_first)) tuned, $done_first already tuned"
   ;;
+interrupt_starting)  # SIGINT while a worker is still starting (here: stuck) ends the run at once
+  untuned u.csv 8 16 24
+  GEMMTUNE_TEST_HANG_AT_START_ON_DEVICE=1 "$gemmtune" tune u.csv --workers 2 -o "$work/w0.csv" \
+    "${fast[@]}" >out.log 2>&1 &
+  coordinator=$!
+  sleep 1
+  kill -0 "$coordinator" 2>/dev/null || fail "the run ended before it could be interrupted"
+  workers=$(children "$coordinator" | tr '\n' ' ')
+  kill -INT "$coordinator"
+  for _ in $(seq 1 100); do kill -0 "$coordinator" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$coordinator" 2>/dev/null; then
+    kill -9 "$coordinator" $workers  # the stuck worker ignores SIGINT and SIGTERM
+    fail "still running 10 s after SIGINT"
+  fi
+  wait "$coordinator"; rc=$?
+  [ "$rc" = 5 ] || fail "exit status $rc after SIGINT, expected 5"
+  expect "interrupted; rerun to resume"
+  expect "0 tuned, 0 already tuned \(skipped\), 3 not tuned"
+  expect "not tuned: $(problem 8): interrupted while the workers started"
+  for w in $workers; do kill -0 "$w" 2>/dev/null && fail "worker $w left running"; done
+  run 0 tune u.csv --workers 2 -o "$work/w0.csv" "${fast[@]}"
+  expect "3 tuned, 0 already tuned"
+  ;;
 device_lost)  # a worker reports its device lost: the device is retired, its problem retried once
   untuned u.csv 8 16 24 32
   GEMMTUNE_TEST_DEVICE_LOST_ON=$(params 32) run 5 tune u.csv --workers 2 -o "$work/l0.csv" "${fast[@]}"
@@ -241,8 +265,12 @@ usage)  # contradictory options and impossible devices
   run 2 tune u.csv --workers 2 --backend cuda
   run 2 tune u.csv --gpus 1 --backend cpu
   run 2 tune u.csv --workers 1 --devices 0
-  run 3 tune u.csv --shard 2/2
-  expect "expected I/N"
+  run 2 tune u.csv --devices 0,0 --backend cpu
+  expect "--devices: each ordinal once, none negative"
+  run 2 tune u.csv --shard 2/2
+  expect "--shard: '2/2' is not a shard: expected I/N"
+  run 2 tune u.csv --workers 100000
+  expect "--workers: must be a finite number >= 0 and <= 256, not '100000'"
   run 3 tune u.csv --devices 99 --backend cuda -o "$work/x.csv"
   expect "no worker could start"
   ;;

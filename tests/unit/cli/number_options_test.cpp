@@ -1,5 +1,7 @@
 // Numeric options refuse nan and inf (CLI11's own range checks let nan through), and the error
-// names the option; --workspace-mb has an upper bound, so that its cast to bytes stays in range.
+// names the option; --workspace-mb has an upper bound, so that its cast to bytes stays in range,
+// and so do --workers and --gpus (each device is a process). Values gemmtune parses itself
+// (cli/value_checks.hpp) are refused as the line is parsed too: usage errors, not bad input.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -84,6 +86,46 @@ TEST(NumberOptions, WorkspaceIsBounded) {
       std::string::npos);
   EXPECT_NE(usage_error({"bench", "w.json", "--workspace-mb", "1048577"}).find("--workspace-mb"),
             std::string::npos);
+}
+
+TEST(NumberOptions, WorkerProcessesAreBounded) {
+  EXPECT_NE(usage_error({"tune", "--problem", "x", "--workers", "100000"}).find("<= 256"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"tune", "--problem", "x", "--gpus", "257"}).find("--gpus"),
+            std::string::npos);
+  std::string ordinals = "0";
+  for (int i = 1; i <= 256; ++i) ordinals += "," + std::to_string(i);
+  EXPECT_NE(usage_error({"tune", "--problem", "x", "--devices", ordinals}).find("at most 256"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"tune", "--problem", "x", "--devices", "1,1"}).find("--devices"),
+            std::string::npos);
+}
+
+TEST(ValueOptions, RefusedValuesAreUsageErrorsNamingTheOption) {
+  const std::vector<std::string> mamf = {"mamf", "--m", "64", "--n", "64", "--k", "64"};
+  const auto with = [](std::vector<std::string> line, std::vector<std::string> more) {
+    line.insert(line.end(), more.begin(), more.end());
+    return line;
+  };
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"tune", "--problem", "x", "--numerical-check", "maybe"}, "--numerical-check"},
+      {{"bench", "w.json", "--numerical-check", "1e-3"}, "--numerical-check"},
+      {with(mamf, {"--numerical-check", "maybe"}), "--numerical-check"},
+      {{"tune", "--problem", "x", "--shard", "2/2"}, "--shard"},
+      {{"tune", "--problem", "x", "--shard", "half"}, "--shard"},
+      {{"tune", "--problem", "x", "--providers", "cpu,nope"}, "--providers"},
+      {{"bench", "w.json", "--providers", "nope"}, "--providers"},
+      {with(mamf, {"--dtype", "complex64"}), "--dtype"},
+      {{"bench", "w.json", "--dtype", "quarter"}, "--dtype"},
+      {{"mamf", "--m_range", "512", "512", "64"}, "--m_range"},
+      {{"mamf", "--k_range", "0", "128", "0"}, "--k_range"},
+      {{"mamf", "--n", "64", "0"}, "--n"},
+  };
+  for (const auto& [line, option] : cases) {
+    const std::string error = usage_error(line);
+    EXPECT_NE(error.find(option), std::string::npos)
+        << line[0] << " " << option << ": '" << error << "'";
+  }
 }
 
 }  // namespace

@@ -183,11 +183,12 @@ TEST(ConfigOptions, TheDevicesPeaksReachMamf) {
 
 TEST(ConfigOptions, BadOverridesNameTheKeyAndTheFile) {
   TempDir dir;
-  const auto fails = [&](std::string_view text, std::string_view needle) {
+  const auto fails = [&](std::string_view text, std::string_view needle,
+                         const std::string& command = "tune") {
     write_text(dir / "user.toml", text);
     const auto app = make_app();
     try {
-      parse(*app, {"tune", "--backend", "cpu", "--config", (dir / "user.toml").string(),
+      parse(*app, {command, "--backend", "cpu", "--config", (dir / "user.toml").string(),
                    "--show-config"});
       ADD_FAILURE() << "accepted: " << text;
     } catch (const InputError& e) {
@@ -203,6 +204,17 @@ TEST(ConfigOptions, BadOverridesNameTheKeyAndTheFile) {
   fails("[tune]\nno_such_option = 1\n", ": tune.no_such_option names no option of gemmtune tune");
   fails("[tune]\nconfig = \"other.toml\"\n", ": tune.config names no option");
   fails("[tune\n", ":1: not valid TOML");
+  // Values that the command line's checks refuse as usage errors (exit 2) are bad input here
+  // (exit 3), naming the key and the file.
+  fails("[tune]\nnumerical_check = \"maybe\"\n",
+        ": tune.numerical_check = \"maybe\": --numerical-check: numerical check 'maybe'");
+  fails("[tune]\nworkers = 100000\n", ": tune.workers = 100000: --workers: ");
+  fails("[tune]\ndevices = [0, 0]\n", ": tune.devices = [0, 0]: --devices: each ordinal once");
+  fails("[tune]\nshard = \"2/2\"\n", ": tune.shard = \"2/2\": --shard: '2/2' is not a shard");
+  fails("[tune]\nproviders = [\"nope\"]\n", "--providers: no provider 'nope'");
+  fails("[mamf]\ndtype = \"quarter\"\n", ": mamf.dtype = \"quarter\": --dtype: ", "mamf");
+  fails("[mamf]\nnumerical_check = \"1e-3\"\n", ": mamf.numerical_check = \"1e-3\": ", "mamf");
+  fails("[mamf]\nm_range = [512, 512, 64]\n", "--m_range 512 512 64 holds no value", "mamf");
 }
 
 TEST(ConfigOptions, UnsetValuesAndExcludedOptionsAreLeftAlone) {

@@ -92,5 +92,14 @@ TEST(ShapeRange, HugeSweepsAreInputErrorsNamingTheOption) {
             static_cast<std::size_t>(kMaxValuesPerDim - 1));
 }
 
+// count_shapes refuses what make_shapes refuses, without making the shapes.
+TEST(ShapeRange, CountShapesChecksAsMakeShapesDoes) {
+  // n: 10, 20, ..., 90 (a start of 0 becomes the step; the stop is excluded)
+  EXPECT_EQ(count_shapes(list("m", {1, 2}), range("n", 0, 100, 10), list("k", {7})), 18u);
+  EXPECT_THROW(count_shapes(list("m", {64}), range("n", 0, 1000000, 1), range("k", 0, 100000, 1)),
+               InputError);
+  EXPECT_THROW(count_shapes(list("m", {64}), list("n", {64}), list("k", {})), InputError);
+}
+
 }  // namespace
 }  // namespace gemmtune::mamf

@@ -1,11 +1,15 @@
 // The coordinator through run_tune, with real worker processes (the gemmtune executable) on the
 // CPU backend: what its summary says — per-device loads, failures and their reasons, resume —
 // after normal runs and injected faults (crash, hang past the time limit, no restarts left),
-// shards, and an output from another environment.
+// shards, an output from another environment, and a stop while the workers start.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <numeric>
+#include <thread>
 
 #include "db/results_store.hpp"
 #include "drivers/tune_run.hpp"
@@ -141,6 +145,35 @@ TEST_F(Coordinator, ShardsSplitTheProblems) {
   EXPECT_EQ(a.tuned.size() + b.tuned.size(), 5u);
   EXPECT_TRUE(std::filesystem::exists(dir_ / "r_full0.rank0.csv"));
   EXPECT_TRUE(std::filesystem::exists(dir_ / "r_full0.rank1.csv"));
+}
+
+// Device 1's worker never becomes ready (a stuck GPU context, say). A stop request must end the
+// start-up at once — not after --problem-timeout-s, nor never without one — leaving no worker
+// behind: the one that started is let go, the stuck one killed, both reaped.
+TEST_F(Coordinator, AStopWhileTheWorkersStartEndsTheRunAtOnce) {
+  const ScopedEnv hang("GEMMTUNE_TEST_HANG_AT_START_ON_DEVICE", "1");
+  auto o = options({8, 16, 24});
+  o.problem_timeout_s = 30;  // what start-up waited for before stop was looked at there
+  const auto begun = std::chrono::steady_clock::now();
+  std::thread stopper([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // run_tune resets the requests
+    request_tune_stop();
+  });
+  const auto s = run(o);
+  stopper.join();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count();
+  EXPECT_LT(seconds, 10.0);
+  EXPECT_TRUE(s.interrupted);
+  EXPECT_TRUE(s.tuned.empty());
+  ASSERT_EQ(s.failed.size(), 3u);
+  for (const auto& f : s.failed) {
+    EXPECT_NE(f.reason.find("interrupted"), std::string::npos) << f.reason;
+  }
+  for (const auto& d : s.devices) EXPECT_TRUE(d.retired.empty()) << d.retired;
+  errno = 0;
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1) << "a worker was left unreaped";
+  EXPECT_EQ(errno, ECHILD);
 }
 
 TEST_F(Coordinator, RefusesAnOutputFromAnotherEnvironment) {
