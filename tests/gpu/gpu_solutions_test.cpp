@@ -219,6 +219,55 @@ TEST_F(CudaSolutions, AnErrorTheApplicationLeftPendingIsNeitherBlamedNorCleared)
 }
 
 // Default runs every line of the fixtures PyTorch recorded, and agrees with the reference.
+// A bias aligned to one element only (a slice of a larger tensor, as `bias[1:]` in PyTorch), to 4
+// and to 8 bytes: every solution either computes the right C or fails with a status, and the
+// device stays healthy. cuBLASLt has no capability attribute for the bias pointer's alignment;
+// without gemmtune's own check a 2-byte aligned bf16 bias made an algorithm fault with
+// cudaErrorMisalignedAddress on an H200 (2026-11-26), which no later CUDA call survives.
+TEST_F(CudaSolutions, AMisalignedBiasIsComputedOrRefusedNeverWrong) {
+  for (const auto [d, offset] :
+       {std::pair{DType::BFloat16, 2}, std::pair{DType::BFloat16, 4}, std::pair{DType::BFloat16, 8},
+        std::pair{DType::Float16, 2}, std::pair{DType::Float32, 4}}) {
+    const Problem p =
+        Problem::make(OpKind::GemmAndBias, d, Transpose::T, Transpose::N, 264, 64, 128);
+    SCOPED_TRACE(p.op_signature() + "," + p.params_signature());
+    DeviceOperands ops(*backend_, p, 1.0, 0.0);
+    const std::size_t element = d == DType::Float32 ? 4 : 2;
+    const std::size_t bias_bytes = static_cast<std::size_t>(p.m) * element;
+    const auto shifted = backend_->allocate(bias_bytes + 256);
+    char* misaligned = static_cast<char*>(shifted->data()) + offset;  // 256-aligned + offset
+    ASSERT_EQ(cudaMemcpy(misaligned, ops.bias->data(), bias_bytes, cudaMemcpyDeviceToDevice),
+              cudaSuccess);
+    std::vector<std::unique_ptr<Solution>> solutions;
+    solutions.push_back(cuda::make_default_solution(p));
+    for (auto& c : cuda::CublasLtProvider().enumerate(p, SearchOptions{})) {
+      solutions.push_back(std::move(c));
+    }
+    int ran = 0, refused = 0;
+    for (auto& solution : solutions) {
+      ops.reset_c();
+      backend_->synchronize();
+      Operands o = ops.operands();
+      o.bias = misaligned;
+      const RunStatus status = solution->run(p, o, backend_->stream());
+      ASSERT_NO_THROW(backend_->synchronize()) << solution->name() << " faulted";
+      if (!status) {
+        ++refused;
+        continue;
+      }
+      ++ran;
+      const gpu_test::Comparison cmp = gpu_test::compare_with_reference(ops, ops.read_c());
+      EXPECT_TRUE(cmp.ok) << solution->name() << ": wrong with a misaligned bias: " << cmp.detail;
+    }
+    EXPECT_FALSE(cuda_sticky_error());
+    fmt::print(
+        "bias aligned to {} bytes, {}: {} solutions ran (and agreed, or failed above), {} "
+        "refused\n",
+        offset, format_as(d), ran, refused);
+    if (offset < 4) EXPECT_EQ(ran, 0) << "a bias aligned to less than 4 bytes ran";
+  }
+}
+
 TEST_F(CudaSolutions, DefaultRunsEveryFixtureLine) {
   int lines = 0;
   // The build's source path, unless the binaries were moved to another machine.
