@@ -193,16 +193,20 @@ void CudaBackend::synchronize() {
   const cuda::ScopedDevice device(ordinal_);
   const cudaError_t status = cudaStreamSynchronize(stream_.get());
   if (status == cudaSuccess) return;
-  std::string sticky;
-  if (cuda::is_sticky(status) || cuda_sticky_error(&sticky)) {
-    if (sticky.empty()) {
-      sticky = "sticky CUDA error, the device context is unusable until the process restarts: " +
-               cuda::describe(status);
-    }
+  // Sticky or not is asked of this stream again, not with a device-wide synchronize
+  // (cuda_sticky_error), which would invalidate a graph another thread of the application is
+  // capturing: a sticky error comes back from every later call, an ordinary one is read once.
+  (void)cudaGetLastError();
+  const cudaError_t again = cuda::is_sticky(status) ? status : cudaStreamSynchronize(stream_.get());
+  if (again != cudaSuccess) {
+    (void)cudaGetLastError();
     // A DeviceError, not a plain Error: the tuner must end the problem (and the run on this
     // device) rather than blame the candidate in flight and go on with a dead context.
-    throw DeviceError(__FILE__, __LINE__,
-                      fmt::format("{} (cudaStreamSynchronize on device {})", sticky, ordinal_));
+    throw DeviceError(
+        __FILE__, __LINE__,
+        fmt::format("sticky CUDA error, the device context is unusable until the process "
+                    "restarts: {} (cudaStreamSynchronize on device {})",
+                    cuda::describe(again), ordinal_));
   }
   cuda::throw_cuda_error(__FILE__, __LINE__, "cudaStreamSynchronize(stream)", status);
 }
