@@ -268,6 +268,65 @@ TEST_F(CudaSolutions, AMisalignedBiasIsComputedOrRefusedNeverWrong) {
   }
 }
 
+// Scales of a ScaledGemm (fp32, one per tensor or one per row and column) at 4, 8 and 16 bytes
+// past a 256-byte boundary, as slices of larger scale tensors would be: every solution either
+// computes the right C or fails with a status, and the device stays healthy. Unlike the bias,
+// cuBLASLt checks these itself: on an H100 (2026-11-26) every solution refused scales at 4 and 8
+// bytes with CUBLAS_STATUS_NOT_SUPPORTED, and ran them at 16.
+TEST_F(CudaSolutions, ShiftedScalesAreComputedOrRefusedNeverWrong) {
+  for (const bool rowwise : {false, true}) {
+    Problem p = Problem::make(OpKind::ScaledGemm, DType::Float8E4M3, Transpose::T, Transpose::N,
+                              128, 64, 256);
+    p.c_type = DType::BFloat16;
+    p.rowwise = rowwise;
+    for (const std::size_t offset : {4, 8, 16}) {
+      SCOPED_TRACE(
+          fmt::format("{},{} scales at +{} bytes", p.op_signature(), p.params_signature(), offset));
+      DeviceOperands ops(*backend_, p, 1.0, 0.0);
+      const auto shifted_a = backend_->allocate(ops.scale_a->bytes() + 256);
+      const auto shifted_b = backend_->allocate(ops.scale_b->bytes() + 256);
+      char* scale_a = static_cast<char*>(shifted_a->data()) + offset;
+      char* scale_b = static_cast<char*>(shifted_b->data()) + offset;
+      ASSERT_EQ(
+          cudaMemcpy(scale_a, ops.scale_a->data(), ops.scale_a->bytes(), cudaMemcpyDeviceToDevice),
+          cudaSuccess);
+      ASSERT_EQ(
+          cudaMemcpy(scale_b, ops.scale_b->data(), ops.scale_b->bytes(), cudaMemcpyDeviceToDevice),
+          cudaSuccess);
+      std::vector<std::unique_ptr<Solution>> solutions;
+      solutions.push_back(cuda::make_default_solution(p));
+      for (auto& c : cuda::CublasLtProvider().enumerate(p, SearchOptions{})) {
+        solutions.push_back(std::move(c));
+      }
+      int ran = 0, refused = 0;
+      std::string first_refusal;
+      for (auto& solution : solutions) {
+        ops.reset_c();
+        backend_->synchronize();
+        Operands o = ops.operands();
+        o.scale_a = reinterpret_cast<const float*>(scale_a);
+        o.scale_b = reinterpret_cast<const float*>(scale_b);
+        const RunStatus status = solution->run(p, o, backend_->stream());
+        ASSERT_NO_THROW(backend_->synchronize()) << solution->name() << " faulted";
+        if (!status) {
+          if (refused++ == 0) first_refusal = solution->name() + ": " + status.error;
+          continue;
+        }
+        ++ran;
+        const gpu_test::Comparison cmp = gpu_test::compare_with_reference(ops, ops.read_c());
+        EXPECT_TRUE(cmp.ok) << solution->name() << ": wrong with shifted scales: " << cmp.detail;
+      }
+      EXPECT_FALSE(cuda_sticky_error());
+      fmt::print(
+          "scales {} at +{} bytes: {} solutions ran (and agreed, or failed above), {} "
+          "refused\n",
+          rowwise ? "per row and column" : "per tensor", offset, ran, refused);
+      if (refused > 0) fmt::print("  the first refusal: {}\n", first_refusal);
+      if (offset % 16 == 0) EXPECT_GT(ran, 0) << "16-byte aligned scales must run";
+    }
+  }
+}
+
 TEST_F(CudaSolutions, DefaultRunsEveryFixtureLine) {
   int lines = 0;
   // The build's source path, unless the binaries were moved to another machine.
