@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <string_view>
 
 #include "device_test.hpp"
 #include "gpu_support.hpp"
@@ -133,6 +135,48 @@ class CudaSolutions : public gpu_test::DeviceTest {
     ++problems_;
   }
 
+  // A device copy of `bytes` at `source`, `offset` bytes past a 256-byte boundary (`storage` owns
+  // it): a slice of a larger tensor, as an application may pass one.
+  char* shifted_copy(const void* source, std::size_t bytes, std::size_t offset,
+                     std::unique_ptr<Buffer>& storage) {
+    storage = backend_->allocate(bytes + 256);
+    char* copy = static_cast<char*>(storage->data()) + offset;
+    EXPECT_EQ(cudaMemcpy(copy, source, bytes, cudaMemcpyDeviceToDevice), cudaSuccess);
+    return copy;
+  }
+
+  struct Outcome {
+    int ran = 0, refused = 0;
+    std::string first_refusal;  // "NAME: why"
+  };
+  // Runs Default and every cuBLASLt candidate on `ops` as `adjust` changes them: each either
+  // computes the right C or fails with a status, and none faults the device (`what` names the
+  // change in messages).
+  void run_every_solution(DeviceOperands& ops, const std::function<void(Operands&)>& adjust,
+                          std::string_view what, Outcome& out) {
+    std::vector<std::unique_ptr<Solution>> solutions;
+    solutions.push_back(cuda::make_default_solution(ops.problem));
+    for (auto& c : cuda::CublasLtProvider().enumerate(ops.problem, SearchOptions{})) {
+      solutions.push_back(std::move(c));
+    }
+    for (auto& solution : solutions) {
+      ops.reset_c();
+      backend_->synchronize();
+      Operands o = ops.operands();
+      adjust(o);
+      const RunStatus status = solution->run(ops.problem, o, backend_->stream());
+      ASSERT_NO_THROW(backend_->synchronize()) << solution->name() << " faulted";
+      if (!status) {
+        if (out.refused++ == 0) out.first_refusal = solution->name() + ": " + status.error;
+        continue;
+      }
+      ++out.ran;
+      const gpu_test::Comparison cmp = gpu_test::compare_with_reference(ops, ops.read_c());
+      EXPECT_TRUE(cmp.ok) << solution->name() << ": wrong with " << what << ": " << cmp.detail;
+    }
+    EXPECT_FALSE(cuda_sticky_error());
+  }
+
   int problems_ = 0;
 };
 
@@ -218,7 +262,6 @@ TEST_F(CudaSolutions, AnErrorTheApplicationLeftPendingIsNeitherBlamedNorCleared)
   }
 }
 
-// Default runs every line of the fixtures PyTorch recorded, and agrees with the reference.
 // A bias aligned to one element only (a slice of a larger tensor, as `bias[1:]` in PyTorch), to 4
 // and to 8 bytes: every solution either computes the right C or fails with a status, and the
 // device stays healthy. cuBLASLt has no capability attribute for the bias pointer's alignment;
@@ -232,39 +275,18 @@ TEST_F(CudaSolutions, AMisalignedBiasIsComputedOrRefusedNeverWrong) {
         Problem::make(OpKind::GemmAndBias, d, Transpose::T, Transpose::N, 264, 64, 128);
     SCOPED_TRACE(p.op_signature() + "," + p.params_signature());
     DeviceOperands ops(*backend_, p, 1.0, 0.0);
-    const std::size_t element = d == DType::Float32 ? 4 : 2;
-    const std::size_t bias_bytes = static_cast<std::size_t>(p.m) * element;
-    const auto shifted = backend_->allocate(bias_bytes + 256);
-    char* misaligned = static_cast<char*>(shifted->data()) + offset;  // 256-aligned + offset
-    ASSERT_EQ(cudaMemcpy(misaligned, ops.bias->data(), bias_bytes, cudaMemcpyDeviceToDevice),
-              cudaSuccess);
-    std::vector<std::unique_ptr<Solution>> solutions;
-    solutions.push_back(cuda::make_default_solution(p));
-    for (auto& c : cuda::CublasLtProvider().enumerate(p, SearchOptions{})) {
-      solutions.push_back(std::move(c));
-    }
-    int ran = 0, refused = 0;
-    for (auto& solution : solutions) {
-      ops.reset_c();
-      backend_->synchronize();
-      Operands o = ops.operands();
-      o.bias = misaligned;
-      const RunStatus status = solution->run(p, o, backend_->stream());
-      ASSERT_NO_THROW(backend_->synchronize()) << solution->name() << " faulted";
-      if (!status) {
-        ++refused;
-        continue;
-      }
-      ++ran;
-      const gpu_test::Comparison cmp = gpu_test::compare_with_reference(ops, ops.read_c());
-      EXPECT_TRUE(cmp.ok) << solution->name() << ": wrong with a misaligned bias: " << cmp.detail;
-    }
-    EXPECT_FALSE(cuda_sticky_error());
+    std::unique_ptr<Buffer> storage;
+    const char* bias = shifted_copy(ops.bias->data(), ops.bias->bytes(),
+                                    static_cast<std::size_t>(offset), storage);
+    Outcome out;
+    run_every_solution(
+        ops, [&](Operands& o) { o.bias = bias; }, "a misaligned bias", out);
+    if (HasFatalFailure()) return;
     fmt::print(
         "bias aligned to {} bytes, {}: {} solutions ran (and agreed, or failed above), {} "
         "refused\n",
-        offset, format_as(d), ran, refused);
-    if (offset < 4) EXPECT_EQ(ran, 0) << "a bias aligned to less than 4 bytes ran";
+        offset, format_as(d), out.ran, out.refused);
+    if (offset < 4) EXPECT_EQ(out.ran, 0) << "a bias aligned to less than 4 bytes ran";
   }
 }
 
@@ -283,50 +305,31 @@ TEST_F(CudaSolutions, ShiftedScalesAreComputedOrRefusedNeverWrong) {
       SCOPED_TRACE(
           fmt::format("{},{} scales at +{} bytes", p.op_signature(), p.params_signature(), offset));
       DeviceOperands ops(*backend_, p, 1.0, 0.0);
-      const auto shifted_a = backend_->allocate(ops.scale_a->bytes() + 256);
-      const auto shifted_b = backend_->allocate(ops.scale_b->bytes() + 256);
-      char* scale_a = static_cast<char*>(shifted_a->data()) + offset;
-      char* scale_b = static_cast<char*>(shifted_b->data()) + offset;
-      ASSERT_EQ(
-          cudaMemcpy(scale_a, ops.scale_a->data(), ops.scale_a->bytes(), cudaMemcpyDeviceToDevice),
-          cudaSuccess);
-      ASSERT_EQ(
-          cudaMemcpy(scale_b, ops.scale_b->data(), ops.scale_b->bytes(), cudaMemcpyDeviceToDevice),
-          cudaSuccess);
-      std::vector<std::unique_ptr<Solution>> solutions;
-      solutions.push_back(cuda::make_default_solution(p));
-      for (auto& c : cuda::CublasLtProvider().enumerate(p, SearchOptions{})) {
-        solutions.push_back(std::move(c));
-      }
-      int ran = 0, refused = 0;
-      std::string first_refusal;
-      for (auto& solution : solutions) {
-        ops.reset_c();
-        backend_->synchronize();
-        Operands o = ops.operands();
-        o.scale_a = reinterpret_cast<const float*>(scale_a);
-        o.scale_b = reinterpret_cast<const float*>(scale_b);
-        const RunStatus status = solution->run(p, o, backend_->stream());
-        ASSERT_NO_THROW(backend_->synchronize()) << solution->name() << " faulted";
-        if (!status) {
-          if (refused++ == 0) first_refusal = solution->name() + ": " + status.error;
-          continue;
-        }
-        ++ran;
-        const gpu_test::Comparison cmp = gpu_test::compare_with_reference(ops, ops.read_c());
-        EXPECT_TRUE(cmp.ok) << solution->name() << ": wrong with shifted scales: " << cmp.detail;
-      }
-      EXPECT_FALSE(cuda_sticky_error());
+      std::unique_ptr<Buffer> storage_a, storage_b;
+      const char* scale_a =
+          shifted_copy(ops.scale_a->data(), ops.scale_a->bytes(), offset, storage_a);
+      const char* scale_b =
+          shifted_copy(ops.scale_b->data(), ops.scale_b->bytes(), offset, storage_b);
+      Outcome out;
+      run_every_solution(
+          ops,
+          [&](Operands& o) {
+            o.scale_a = reinterpret_cast<const float*>(scale_a);
+            o.scale_b = reinterpret_cast<const float*>(scale_b);
+          },
+          "shifted scales", out);
+      if (HasFatalFailure()) return;
       fmt::print(
           "scales {} at +{} bytes: {} solutions ran (and agreed, or failed above), {} "
           "refused\n",
-          rowwise ? "per row and column" : "per tensor", offset, ran, refused);
-      if (refused > 0) fmt::print("  the first refusal: {}\n", first_refusal);
-      if (offset % 16 == 0) EXPECT_GT(ran, 0) << "16-byte aligned scales must run";
+          rowwise ? "per row and column" : "per tensor", offset, out.ran, out.refused);
+      if (out.refused > 0) fmt::print("  the first refusal: {}\n", out.first_refusal);
+      if (offset % 16 == 0) EXPECT_GT(out.ran, 0) << "16-byte aligned scales must run";
     }
   }
 }
 
+// Default runs every line of the fixtures PyTorch recorded, and agrees with the reference.
 TEST_F(CudaSolutions, DefaultRunsEveryFixtureLine) {
   int lines = 0;
   // The build's source path, unless the binaries were moved to another machine.
