@@ -37,6 +37,18 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return encoder;
 }
 
+// What cuTensorMapEncodeTiled documents for a map without interleave: the base address on 16
+// bytes, every stride a multiple of 16 bytes and below 2^40. Checked before the call, so that an
+// operand the TMA unit cannot address is told apart without a failing driver call, which
+// compute-sanitizer (and any tool that watches API errors) would report from the application.
+inline bool tma_addressable(const void* base, std::int64_t ld_bytes, std::int64_t stride_bytes) {
+  constexpr std::int64_t kMaxStride = std::int64_t{1} << 40;
+  const auto fits = [&](std::int64_t bytes) {
+    return bytes >= 0 && bytes % 16 == 0 && bytes < kMaxStride;
+  };
+  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && fits(ld_bytes) && fits(stride_bytes);
+}
+
 // A map over `rows` rows of k elements (row stride `ld`, batch stride `stride`), read in boxes
 // of 64 k × box_rows rows with the 128-byte swizzle; false where the TMA unit cannot address it.
 template <typename T>
@@ -50,6 +62,10 @@ inline bool encode_rows(CUtensorMap& map, const void* base, int k, int rows, int
                               static_cast<cuuint64_t>(batch)};
   // A batch of one still needs a valid stride for its (unused) third dimension.
   const std::int64_t batch_stride = batch > 1 ? stride : ld * rows;
+  if (!tma_addressable(base, ld * std::int64_t{sizeof(T)},
+                       batch_stride * std::int64_t{sizeof(T)})) {
+    return false;
+  }
   const cuuint64_t strides[2] = {static_cast<cuuint64_t>(ld) * sizeof(T),
                                  static_cast<cuuint64_t>(batch_stride) * sizeof(T)};
   const cuuint32_t box[3] = {kBoxK, static_cast<cuuint32_t>(box_rows), 1};
