@@ -35,19 +35,24 @@ TEST(OnlineTuning, TunesOnceUnderConcurrentCallersAndAppendsAtOnce) {
   EXPECT_EQ(counts.enumerations_of(g.problem), 1) << "tuned exactly once";
   // Appended at once: the file holds the winner before the Context goes away.
   EXPECT_EQ(lines_containing(dir / "results.csv", g.problem.params_signature()), 1u);
-  EXPECT_EQ(ctx.lookup(g.problem).solution, "Test_Fast") << log.all();
+  // Which solution won is not this test's point (the seven other callers run Default on the same
+  // cores while the tuning measures, and under a sanitizer's load that once made Default keep its
+  // place): whichever did is what the file holds and what later calls run.
+  const std::string winner(ctx.lookup(g.problem).solution);
   EXPECT_EQ(ctx.lookup(g.problem).source, Source::Tuned);
+  EXPECT_EQ(lines_containing(dir / "results.csv", winner), 1u) << log.all();
 
   counts.reset();
   ASSERT_TRUE(g.run(ctx).ok);
-  EXPECT_EQ(counts.runs_of("Test_Fast"), 1);
+  EXPECT_EQ(counts.runs_of(winner), 1);
   EXPECT_EQ(counts.enumerations_of(g.problem), 0) << "not tuned again";
   EXPECT_LT(g.max_error(), 1e-3);
 
   // A new Context loads what the first one tuned.
   Options o2 = test_options(dir, counts, log);
   Context again(o2);
-  EXPECT_EQ(again.lookup(g.problem).solution, "Test_Fast");
+  EXPECT_EQ(again.lookup(g.problem).solution, winner);
+  EXPECT_EQ(again.lookup(g.problem).source, Source::Tuned);
 }
 
 TEST(OnlineTuning, TuningCanBeSwitchedOnFromCode) {
