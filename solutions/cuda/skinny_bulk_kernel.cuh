@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(kBulkThreads<Warps>)
   // racecheck followed neither mbarrier waits nor an arrival after reads (it reports the next
   // tile's writes as racing with them), and synccheck rejects a bar.sync on both sides of kSumsFree
   // (the two roles wait at different instructions), so the racecheck test leaves this kernel out
-  // (tests/gpu/CMakeLists.txt).
+  // (tests/gpu/sanitize.sh).
   constexpr int kSumsFull = 1, kSumsFree = 2;
   constexpr int kHandOffThreads = (Warps + 1) * 32;
 
