@@ -6,11 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gemmtune/gemmtune.hpp"
@@ -120,31 +118,7 @@ class TestProvider final : public SolutionProvider {
   Counts& counts_;
 };
 
-// A solution that takes `delay` longer than the one it wraps.
-class DelayedSolution final : public Solution {
- public:
-  DelayedSolution(std::unique_ptr<Solution> inner, std::chrono::microseconds delay)
-      : inner_(std::move(inner)), delay_(delay) {}
-  const std::string& name() const override { return inner_->name(); }
-  Support supports(const Problem& p) const override { return inner_->supports(p); }
-  std::size_t workspace_bytes(const Problem& p) const override {
-    return inner_->workspace_bytes(p);
-  }
-  RunStatus run(const Problem& p, const Operands& o, void* stream) override {
-    const RunStatus status = inner_->run(p, o, stream);
-    std::this_thread::sleep_for(delay_);
-    return status;
-  }
-
- private:
-  std::unique_ptr<Solution> inner_;
-  std::chrono::microseconds delay_;
-};
-
-// Replaces the built-in "cpu" provider: Default only, counted, and 2 ms slower than the real one,
-// so that Test_Fast wins by far in every build. Without the delay, which one won depended on the
-// compiler's flags: under AddressSanitizer (and once in a loaded Debug build) the real Default was
-// as fast as Test_Fast's loop and kept its place. And an empty "openblas".
+// Replaces the built-in "cpu" provider: Default only, counted. And an empty "openblas".
 class CountingDefaultProvider final : public SolutionProvider {
  public:
   explicit CountingDefaultProvider(Counts& counts)
@@ -160,8 +134,7 @@ class CountingDefaultProvider final : public SolutionProvider {
   std::unique_ptr<Solution> from_name(const Problem& p, std::string_view name) override {
     auto s = inner_->from_name(p, name);
     if (s == nullptr) return nullptr;
-    return std::make_unique<CountingSolution>(
-        std::make_unique<DelayedSolution>(std::move(s), std::chrono::milliseconds(2)), counts_);
+    return std::make_unique<CountingSolution>(std::move(s), counts_);
   }
 
  private:
