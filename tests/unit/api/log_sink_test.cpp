@@ -59,7 +59,9 @@ TEST(LogSink, MayCallBackIntoTheContextThatLogs) {
   FloatGemm g(48, 40, 32);
   finishes_within(std::chrono::seconds(60), [&] { ASSERT_TRUE(g.run(ctx).ok); });
 
-  EXPECT_EQ(ctx.lookup(g.problem).solution, "Test_Fast") << log.all();
+  // Tuned (which solution won is not this test's point: under AddressSanitizer the CPU Default
+  // can be as fast as the test solution and keep its place).
+  EXPECT_EQ(ctx.lookup(g.problem).source, Source::Tuned) << log.all();
   // Every message logged under a lock still went out, by the time gemm() returned.
   EXPECT_EQ(log.count_containing("tuning GemmTunableOp_float_NN"), 1u) << log.all();
   EXPECT_EQ(log.count_containing("tuned GemmTunableOp_float_NN"), 1u) << log.all();
