@@ -50,8 +50,11 @@ template <class V, class S>
 }
 
 // Compiled for AVX2/FMA and for the baseline; the loader picks one at run time, so that the
-// binary still runs on any x86-64 while using the vectors this machine has.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// binary still runs on any x86-64 while using the vectors this machine has. Not under
+// ThreadSanitizer: the loader runs the picker (an instrumented ifunc resolver) before TSan's
+// runtime is up, and every binary crashed at start (scripts/sanitize.sh thread).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__)
 #define GEMMTUNE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define GEMMTUNE_CLONES
