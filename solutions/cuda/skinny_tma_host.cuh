@@ -16,6 +16,7 @@
 
 #include "solutions/cuda/cuda_check.hpp"
 #include "solutions/cuda/dependent_launch.cuh"
+#include "solutions/cuda/pointer_alignment.hpp"
 #include "solutions/cuda/skinny_bulk_kernel.cuh"
 #include "solutions/cuda/skinny_tc_kernel.hpp"
 
@@ -46,7 +47,7 @@ inline bool tma_addressable(const void* base, std::int64_t ld_bytes, std::int64_
   const auto fits = [&](std::int64_t bytes) {
     return bytes >= 0 && bytes % 16 == 0 && bytes < kMaxStride;
   };
-  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && fits(ld_bytes) && fits(stride_bytes);
+  return alignment_of(base) >= 16 && fits(ld_bytes) && fits(stride_bytes);
 }
 
 // A map over `rows` rows of k elements (row stride `ld`, batch stride `stride`), read in boxes

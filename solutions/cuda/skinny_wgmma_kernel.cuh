@@ -20,6 +20,7 @@
 
 #include "solutions/cuda/bulk_copy.cuh"
 #include "solutions/cuda/dependent_launch.cuh"
+#include "solutions/cuda/named_barrier.cuh"
 #include "solutions/cuda/skinny_bulk_kernel.cuh"
 #include "solutions/cuda/skinny_common.cuh"
 #include "solutions/cuda/wgmma.cuh"
@@ -91,7 +92,7 @@ __device__ __forceinline__ void wg_store_staged(const SkinnyArgs& args, T* c, in
       *reinterpret_cast<std::uint32_t*>(staging + col * kPitch + 8 * j + 2 * (lane & 3)) = bits;
     }
   }
-  asm volatile("bar.sync 2, 128;\n" ::: "memory");  // warpgroup 0 only
+  named_barrier_sync<2, 128>();  // warpgroup 0 only
   constexpr int kVector = 16 / sizeof(T);
   constexpr int kVectors = N / kVector;  // per column
   for (int v = t; v < kVectors * args.n; v += 128) {
@@ -105,7 +106,7 @@ __device__ __forceinline__ void wg_store_staged(const SkinnyArgs& args, T* c, in
       for (int e = 0; row0 + row + e < args.m; ++e) out[e] = from[e];
     }
   }
-  asm volatile("bar.sync 2, 128;\n" ::: "memory");  // read before the next tile overwrites it
+  named_barrier_sync<2, 128>();  // read before the next tile overwrites it
 }
 
 // A persistent kernel, scheduled as skinny_bulk_kernel: Groups consumer warpgroups, then one
@@ -201,12 +202,12 @@ __global__ void __launch_bounds__(Groups * 128 + 32)
 #pragma unroll
         for (int i = 0; i < N / 2; ++i) slot[i * 128 + t] = acc[i];
       }
-      asm volatile("bar.sync 1, %0;\n" ::"n"(kConsumers) : "memory");
+      named_barrier_sync<1, kConsumers>();
       if (group % (2 * step) == 0) {
 #pragma unroll
         for (int i = 0; i < N / 2; ++i) acc[i] += slot[i * 128 + t];
       }
-      asm volatile("bar.sync 1, %0;\n" ::"n"(kConsumers) : "memory");
+      named_barrier_sync<1, kConsumers>();
     }
     if (group != 0) continue;
     const int row0 = (tile % row_tiles) * Stage::kRowsA;
