@@ -48,6 +48,13 @@ CLI::Validator provider_name() {
         }
         if (std::find(known.begin(), known.end(), text) != known.end()) return {};
         std::sort(known.begin(), known.end());
+        if (std::find(kCudaProviderNames.begin(), kCudaProviderNames.end(), text) !=
+            kCudaProviderNames.end()) {
+          return fmt::format(
+              "provider '{}' is on the CUDA backend, and this gemmtune was built without CUDA "
+              "(GEMMTUNE_WITH_CUDA=OFF); known: {}",
+              text, fmt::join(known, ", "));
+        }
         return fmt::format("no provider '{}' in this gemmtune; known: {}", text,
                            fmt::join(known, ", "));
       },

@@ -3,6 +3,7 @@
 // backend's own registration function, plus any the caller adds.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -17,6 +18,11 @@ enum class BackendKind { Auto, Cpu, Cuda };
 // "auto", "cpu", "cuda"; throws InputError naming the accepted values.
 BackendKind parse_backend_kind(std::string_view text);
 std::string_view to_string(BackendKind kind);
+
+// The providers the CUDA backend registers, in its order. Known to a build without CUDA too, so
+// that asking for one there says what the build lacks instead of calling the name unknown.
+inline constexpr std::array<std::string_view, 3> kCudaProviderNames = {"cublas", "cublaslt",
+                                                                       "gemmtune_cuda"};
 
 // Whether this build has the CUDA backend and a usable GPU.
 bool cuda_available();

@@ -2,6 +2,7 @@
 // machine with a GPU these tests check the same entry points answer sensibly.
 #include <gtest/gtest.h>
 
+#include "drivers/backend_factory.hpp"
 #include "solutions/cuda/cublaslt_provider.hpp"
 #include "solutions/cuda/cuda_backend.hpp"
 #include "solutions/cuda/cuda_device.hpp"
@@ -35,6 +36,10 @@ TEST(CudaNoDevice, RegistersTheThreeProvidersForCuda) {
   EXPECT_EQ(providers[0]->name(), "cublas");
   EXPECT_EQ(providers[1]->name(), "cublaslt");
   EXPECT_EQ(providers[2]->name(), "gemmtune_cuda");
+  // The names a build without CUDA knows, to say what it lacks, are these.
+  for (std::size_t i = 0; i < providers.size(); ++i) {
+    EXPECT_EQ(providers[i]->name(), kCudaProviderNames[i]);
+  }
   EXPECT_TRUE(registry.providers_for("cpu").empty());
 }
 
