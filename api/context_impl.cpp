@@ -102,20 +102,47 @@ RunStatus Context::Impl::gemm(const Problem& caller, const Operands& ops, void* 
   if (needs_slow_path) e = slow_path(p, h, stream);
   const api::Resolved& r = resolve(*e, (f & kEnabled) == 0);
   try {
-    if (r.workspace_bytes == 0 ||
-        (ops.workspace != nullptr && ops.workspace_bytes >= r.workspace_bytes)) {
-      return r.solution->run(p, ops, stream);
+    RunStatus status = run_resolved(*e, r, ops, stream);
+    if (status.refused && r.name != kDefaultSolutionName) {
+      return run_default_after_refusal(*e, r, status, ops, stream);
     }
-    const auto lease = workspaces->acquire(stream, r.workspace_bytes);
-    if (lease.data() == nullptr) return run_without_workspace(*e, r, ops, stream);
-    Operands with_workspace = ops;
-    with_workspace.workspace = lease.data();
-    with_workspace.workspace_bytes = lease.bytes();
-    return r.solution->run(p, with_workspace, stream);
+    return status;
   } catch (const std::exception& ex) {
     return RunStatus::failure(
         fmt::format("{} on {}: {}", r.solution->name(), signature(p), ex.what()));
   }
+}
+
+RunStatus Context::Impl::run_resolved(api::Entry& e, const api::Resolved& r, const Operands& ops,
+                                      void* stream) {
+  if (r.workspace_bytes == 0 ||
+      (ops.workspace != nullptr && ops.workspace_bytes >= r.workspace_bytes)) {
+    return r.solution->run(e.problem, ops, stream);
+  }
+  const auto lease = workspaces->acquire(stream, r.workspace_bytes);
+  if (lease.data() == nullptr) return run_without_workspace(e, r, ops, stream);
+  Operands with_workspace = ops;
+  with_workspace.workspace = lease.data();
+  with_workspace.workspace_bytes = lease.bytes();
+  return r.solution->run(e.problem, with_workspace, stream);
+}
+
+RunStatus Context::Impl::run_default_after_refusal(api::Entry& e, const api::Resolved& chosen,
+                                                   const RunStatus& refusal, const Operands& ops,
+                                                   void* stream) {
+  // The tuned solution was measured on buffers aligned as an allocator returns them; an
+  // application's operands may be views that are not (a PyTorch slice), and the call still has
+  // to be computed. Said once per problem: it may happen on every call of that GEMM.
+  if (!e.refusal_logged.exchange(true) || verbose()) {
+    log(fmt::format("{}: {} turned down this call's operands ({}); Default runs such calls",
+                    signature(e.problem), chosen.name, refusal.error));
+  }
+  const RunStatus status = run_resolved(e, resolve(e, true), ops, stream);
+  if (status.ok) return status;
+  return RunStatus::failure(
+      fmt::format("{}: {} turned down this call's operands ({}), and so did "
+                  "Default: {}",
+                  signature(e.problem), chosen.name, refusal.error, status.error));
 }
 
 RunStatus Context::Impl::run_without_workspace(api::Entry& e, const api::Resolved& chosen,

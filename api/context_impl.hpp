@@ -51,8 +51,14 @@ struct Context::Impl {
   ResolvedSolution resolve_default_after_throw(const Problem& p, std::string_view name,
                                                std::string_view why);
   api::Entry* slow_path(const Problem& p, std::uint64_t h, void* stream);
+  // Runs `r` with the workspace it needs: the caller's, the stream's from the pool, or (during
+  // a graph capture, when none can be had) Default instead.
+  RunStatus run_resolved(api::Entry& e, const api::Resolved& r, const Operands& ops, void* stream);
   RunStatus run_without_workspace(api::Entry& e, const api::Resolved& chosen, const Operands& ops,
                                   void* stream);
+  // `chosen` refused this call's operands (RunStatus::refused): Default runs the call instead.
+  RunStatus run_default_after_refusal(api::Entry& e, const api::Resolved& chosen,
+                                      const RunStatus& refusal, const Operands& ops, void* stream);
   // Tunes `p` unless it has a result, or (unless retry_failed) its tuning failed before; a caller
   // that finds it being tuned waits for that tuning.
   api::Entry* tune_once(const Problem& p, std::uint64_t h, bool retry_failed);

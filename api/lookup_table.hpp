@@ -54,6 +54,8 @@ struct Entry {
   // Untuned entries only: set once, under the writer mutex, read by the hot path.
   std::atomic<bool> recorded{false};
   std::atomic<bool> tuning_attempted{false};
+  // Set when `chosen` first refused a call's operands and Default ran it (said once).
+  std::atomic<bool> refusal_logged{false};
 
   // Resolved lazily, once (under the Context's resolve mutex), then read without locks:
   // `chosen` runs solution_name, `fallback` runs Default (for a disabled Context).

@@ -42,9 +42,14 @@ struct Support {
 struct RunStatus {
   bool ok = true;
   std::string error;
+  // The solution refused this call's operands (a pointer less aligned than it needs, say) and
+  // enqueued nothing, so C is untouched and another solution may run the call instead. A tuned
+  // solution measured on aligned buffers meets such operands only in an application's calls.
+  bool refused = false;
 
   static RunStatus success() { return {}; }
   static RunStatus failure(std::string why) { return {false, std::move(why)}; }
+  static RunStatus refusal(std::string why) { return {false, std::move(why), true}; }
   explicit operator bool() const { return ok; }
 };
 

@@ -8,7 +8,9 @@
 // `examples/custom_provider` shows a complete one.
 //
 // `Operands` carries the device pointers and scalars of one call. Expected outcomes are values:
-// `Support::no(reason)`, `RunStatus::failure(message)`.
+// `Support::no(reason)`, `RunStatus::failure(message)`, and `RunStatus::refusal(message)` where
+// `run` turns down this call's operands before enqueuing anything (`Context::gemm` then runs
+// `Default` for the call instead).
 #pragma once
 
 #include "gemmtune/problem.hpp"

@@ -2,6 +2,9 @@
 // entries edited to Default, names this machine cannot run and a disabled Context run Default.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "tests/unit/api/api_test_util.hpp"
 
 namespace gemmtune::testing {
@@ -127,6 +130,88 @@ TEST_F(Dispatch, AProviderAddedLaterIsDispatchedToo) {
   EXPECT_EQ(ctx.lookup(g.problem).solution, "Test_Fast");
   ASSERT_TRUE(g.run(ctx).ok);
   EXPECT_EQ(counts.runs_of("Test_Fast"), 1);
+}
+
+// Solutions that turn down operands: "Picky_Aligned" refuses an A less aligned than 16 bytes
+// (as a cuBLASLt algorithm does) and otherwise runs like Test_Fast; "Picky_Broken" fails every
+// call with a plain failure.
+class PickyProvider final : public SolutionProvider {
+ public:
+  explicit PickyProvider(Counts& counts) : counts_(counts) {}
+  std::string_view name() const override { return "picky"; }
+  std::string_view backend() const override { return "cpu"; }
+  std::vector<std::unique_ptr<Solution>> enumerate(const Problem&, const SearchOptions&) override {
+    return {};
+  }
+  std::unique_ptr<Solution> from_name(const Problem&, std::string_view name) override {
+    if (name != "Picky_Aligned" && name != "Picky_Broken") return nullptr;
+    return std::make_unique<CountingSolution>(std::make_unique<Picky>(std::string(name)), counts_);
+  }
+
+ private:
+  class Picky final : public Solution {
+   public:
+    explicit Picky(std::string name) : name_(std::move(name)), fast_(name_) {}
+    const std::string& name() const override { return name_; }
+    Support supports(const Problem& p) const override { return fast_.supports(p); }
+    RunStatus run(const Problem& p, const Operands& o, void* stream) override {
+      if (name_ == "Picky_Broken") return RunStatus::failure("the picky kernel is broken");
+      if (reinterpret_cast<std::uintptr_t>(o.a) % 16 != 0) {
+        return RunStatus::refusal("A is not aligned to 16 bytes");
+      }
+      return fast_.run(p, o, stream);
+    }
+
+   private:
+    std::string name_;
+    FastSolution fast_;
+  };
+  Counts& counts_;
+};
+
+TEST_F(Dispatch, OperandsTheTunedSolutionRefusesAreRunByDefaultWithOneWarning) {
+  FloatGemm g(32, 16, 8);
+  write_text(dir / "results.csv", validator_lines() + "GemmTunableOp_float_NN," +
+                                      g.problem.params_signature() + ",Picky_Aligned,0.01\n");
+  Options o = test_options(dir, counts, log);
+  o.providers.push_back(std::make_shared<PickyProvider>(counts));
+  Context ctx(o);
+  EXPECT_EQ(ctx.lookup(g.problem).solution, "Picky_Aligned");
+  ASSERT_TRUE(g.run(ctx).ok);  // a vector's data: aligned
+  EXPECT_EQ(counts.runs_of("Picky_Aligned"), 1);
+  EXPECT_EQ(counts.runs_of("Default"), 0);
+
+  // The same A, 4 bytes past a 16-byte boundary (a view into a larger array).
+  std::vector<float> storage(g.a.size() + 8);
+  float* shifted = storage.data() + 1;
+  while (reinterpret_cast<std::uintptr_t>(shifted) % 16 != 4) ++shifted;
+  std::copy(g.a.begin(), g.a.end(), shifted);
+  for (int call = 0; call < 2; ++call) {
+    std::fill(g.c.begin(), g.c.end(), -1.f);
+    const RunStatus s = ctx.gemm(g.problem, shifted, g.b.data(), g.c.data());
+    ASSERT_TRUE(s.ok) << s.error;
+    EXPECT_LT(g.max_error(), 1e-4);
+  }
+  EXPECT_EQ(counts.runs_of("Picky_Aligned"), 3);
+  EXPECT_EQ(counts.runs_of("Default"), 2);
+  EXPECT_EQ(log.count_containing("Picky_Aligned turned down this call's operands (A is not "
+                                 "aligned to 16 bytes); Default runs such calls"),
+            1u)
+      << log.all();
+  EXPECT_EQ(ctx.lookup(g.problem).solution, "Picky_Aligned") << "the entry itself is kept";
+}
+
+TEST_F(Dispatch, AFailureIsReturnedNotHiddenBehindDefault) {
+  FloatGemm g(32, 16, 8);
+  write_text(dir / "results.csv", validator_lines() + "GemmTunableOp_float_NN," +
+                                      g.problem.params_signature() + ",Picky_Broken,0.01\n");
+  Options o = test_options(dir, counts, log);
+  o.providers.push_back(std::make_shared<PickyProvider>(counts));
+  Context ctx(o);
+  const RunStatus s = g.run(ctx);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.error.find("the picky kernel is broken"), std::string::npos) << s.error;
+  EXPECT_EQ(counts.runs_of("Default"), 0);
 }
 
 TEST_F(Dispatch, ManyThreadsDispatchConcurrently) {
