@@ -7,6 +7,7 @@
 #include "solutions/cuda/cuda_check.hpp"
 #include "solutions/cuda/cuda_device.hpp"
 #include "solutions/cuda/cuda_types.hpp"
+#include "solutions/cuda/gemm_and_bias_default.hpp"
 
 namespace gemmtune::cuda {
 namespace {
@@ -70,12 +71,8 @@ class CublasGemmSolution final : public Solution {
   GemmTypes types_;
 };
 
-}  // namespace
-
-std::unique_ptr<Solution> make_default_solution(const Problem& problem,
-                                                std::size_t max_workspace_bytes) {
-  const bool needs_lt = problem.op == OpKind::GemmAndBias || problem.op == OpKind::ScaledGemm;
-  if (!needs_lt) return std::make_unique<CublasGemmSolution>(problem);
+// cuBLASLt's heuristic #0 for the problem, or an LtSolution saying why there is none.
+std::unique_ptr<Solution> make_lt_default(const Problem& problem, std::size_t max_workspace_bytes) {
   if (auto why = cuda_unsupported_reason(problem)) {
     return std::make_unique<LtSolution>(kDefaultName, problem, *why);
   }
@@ -93,6 +90,22 @@ std::unique_ptr<Solution> make_default_solution(const Problem& problem,
   }
   return std::make_unique<LtSolution>(kDefaultName, std::move(matmul), proposals.front().algo,
                                       proposals.front().workspaceSize);
+}
+
+}  // namespace
+
+std::unique_ptr<Solution> make_default_solution(const Problem& problem,
+                                                std::size_t max_workspace_bytes) {
+  switch (problem.op) {
+    case OpKind::GemmAndBias:
+      return make_gemm_and_bias_default(
+          problem, make_lt_default(problem, max_workspace_bytes),
+          std::make_unique<CublasGemmSolution>(without_bias(problem)));
+    case OpKind::ScaledGemm:
+      return make_lt_default(problem, max_workspace_bytes);
+    default:
+      return std::make_unique<CublasGemmSolution>(problem);
+  }
 }
 
 std::vector<std::unique_ptr<Solution>> CublasProvider::enumerate(const Problem& problem,

@@ -4,7 +4,8 @@
 //   Gemm, GemmStridedBatched   cublasGemmEx / cublasGemmStridedBatchedEx with CUBLAS_GEMM_DEFAULT
 //   GemmAndBias, ScaledGemm    cuBLASLt's heuristic #0 with the bias epilogue / fp8 scales
 //
-// as PyTorch TunableOp's Default does.
+// as PyTorch TunableOp's Default does; GemmAndBias's Default also runs operands that algorithm
+// turns down (gemm_and_bias_default.hpp).
 #pragma once
 
 #include <memory>

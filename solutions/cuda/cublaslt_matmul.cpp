@@ -136,7 +136,7 @@ RunStatus LtMatmul::run(const cublasLtMatmulAlgo_t& algo, std::size_t algo_works
                            Aligned{"D", ops.c, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES}}) {
     const std::uint32_t need = required_alignment(algo, x.cap);
     if (alignment_of(x.pointer) < need) {
-      return RunStatus::failure(
+      return RunStatus::refusal(
           fmt::format("operand {} at {} is not aligned to the {} bytes this "
                       "algorithm needs",
                       x.name, x.pointer, need));
@@ -148,7 +148,7 @@ RunStatus LtMatmul::run(const cublasLtMatmulAlgo_t& algo, std::size_t algo_works
   // the device, where at 4 and 8 bytes every algorithm ran right or refused with a status
   // (tests/gpu/gpu_solutions_test.cpp, AMisalignedBiasIsComputedOrRefusedNeverWrong).
   if (types_.bias && alignment_of(ops.bias) < kMinBiasAlignment) {
-    return RunStatus::failure(
+    return RunStatus::refusal(
         fmt::format("bias at {} is not aligned to the {} bytes cuBLASLt's bias epilogue needs "
                     "(a less aligned one can fault the device)",
                     ops.bias, kMinBiasAlignment));
@@ -175,7 +175,11 @@ RunStatus LtMatmul::run(const cublasLtMatmulAlgo_t& algo, std::size_t algo_works
       cublaslt_handle(), desc_.get(), s.alpha, ops.a, a_.get(), ops.b, b_.get(), s.beta, c,
       c_.get(), ops.c, d_.get(), &algo, ops.workspace, ops.workspace_bytes, stream);
   if (status != CUBLAS_STATUS_SUCCESS) {
-    return RunStatus::failure(call_failed_message("cublasLtMatmul", status));
+    // NOT_SUPPORTED is cuBLASLt turning these operands down before it launches anything (fp8
+    // scales at 4 or 8 bytes, measured on an H100).
+    std::string message = call_failed_message("cublasLtMatmul", status);
+    return status == CUBLAS_STATUS_NOT_SUPPORTED ? RunStatus::refusal(std::move(message))
+                                                 : RunStatus::failure(std::move(message));
   }
   const cudaError_t launch = launch_error_since(pending);
   if (launch != cudaSuccess)

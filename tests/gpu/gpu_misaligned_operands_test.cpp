@@ -1,0 +1,157 @@
+// Operands less aligned than a tuned algorithm needs: an application's views (PyTorch's
+// `bias[1:]`, a slice of A) rather than the allocations tuning measured on. cuBLASLt's algorithms
+// turn them down (RunStatus::refused); GemmAndBias's `Default` still runs them (the GEMM through
+// cublasGemmEx, the bias added by gemmtune's kernel), and a Context whose results file names such
+// an algorithm runs `Default` for those calls, saying so once, instead of failing the GEMM.
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <string>
+
+#include "device_test.hpp"
+#include "gemmtune/gemmtune.hpp"
+#include "gpu_support.hpp"
+#include "solutions/cuda/cublas_default.hpp"
+#include "solutions/cuda/cublaslt_provider.hpp"
+
+namespace gemmtune {
+namespace {
+
+using gpu_test::DeviceOperands;
+
+// A device copy of `bytes` at `source`, `offset` bytes past a 256-byte boundary (`storage` owns
+// it).
+const char* shifted_copy(CudaBackend& backend, const void* source, std::size_t bytes,
+                         std::size_t offset, std::unique_ptr<Buffer>& storage) {
+  storage = backend.allocate(bytes + 256);
+  char* copy = static_cast<char*>(storage->data()) + offset;
+  EXPECT_EQ(cudaMemcpy(copy, source, bytes, cudaMemcpyDeviceToDevice), cudaSuccess);
+  return copy;
+}
+
+struct Shift {
+  const char* what;  // "bias", "A" or "B"
+  std::size_t offset;
+};
+
+class MisalignedOperands : public gpu_test::DeviceTest {
+ protected:
+  // Operands of `p` with one of them moved `shift.offset` bytes past a 256-byte boundary.
+  Operands shifted(DeviceOperands& ops, const Shift& shift, std::unique_ptr<Buffer>& storage) {
+    Operands o = ops.operands();
+    const std::string what = shift.what;
+    Buffer& source = what == "bias" ? *ops.bias : what == "A" ? *ops.a : *ops.b;
+    const char* copy =
+        shifted_copy(*backend_, source.data(), source.bytes(), shift.offset, storage);
+    (what == "bias" ? o.bias : what == "A" ? o.a : o.b) = copy;
+    return o;
+  }
+};
+
+// Default runs and agrees on every shift; cuBLASLt's candidates either run and agree or refuse
+// with the refusal flag (never a plain failure, which an application could not route round).
+TEST_F(MisalignedOperands, GemmAndBiasDefaultRunsWhatItsAlgorithmRefuses) {
+  for (const DType d : {DType::BFloat16, DType::Float16, DType::Float32}) {
+    const std::size_t element = d == DType::Float32 ? 4 : 2;
+    const Problem p =
+        Problem::make(OpKind::GemmAndBias, d, Transpose::T, Transpose::N, 264, 64, 128);
+    for (const Shift& shift : {Shift{"bias", element}, Shift{"A", element}, Shift{"B", element}}) {
+      SCOPED_TRACE(fmt::format("{},{} with {} at +{} bytes", p.op_signature(), p.params_signature(),
+                               shift.what, shift.offset));
+      DeviceOperands ops(*backend_, p, 1.0, 0.0);
+      std::unique_ptr<Buffer> storage;
+      const Operands o = shifted(ops, shift, storage);
+
+      ops.reset_c();
+      const RunStatus def = cuda::make_default_solution(p)->run(p, o, backend_->stream());
+      ASSERT_TRUE(def.ok) << "Default: " << def.error;
+      const gpu_test::Comparison cmp = gpu_test::compare_with_reference(ops, ops.read_c());
+      EXPECT_TRUE(cmp.ok) << "Default: " << cmp.detail;
+
+      int ran = 0, refused = 0;
+      for (auto& candidate : cuda::CublasLtProvider().enumerate(p, SearchOptions{})) {
+        ops.reset_c();
+        const RunStatus status = candidate->run(p, o, backend_->stream());
+        backend_->synchronize();
+        if (!status.ok) {
+          EXPECT_TRUE(status.refused) << candidate->name() << ": " << status.error;
+          ++refused;
+          continue;
+        }
+        ++ran;
+        const gpu_test::Comparison c = gpu_test::compare_with_reference(ops, ops.read_c());
+        EXPECT_TRUE(c.ok) << candidate->name() << ": " << c.detail;
+      }
+      fmt::print("{:<9} {} at +{}: Default ran; {} cuBLASLt candidates ran, {} refused\n",
+                 format_as(d), shift.what, shift.offset, ran, refused);
+      if (std::string(shift.what) == "bias" && shift.offset < 4) {
+        EXPECT_EQ(ran, 0) << "a cuBLASLt algorithm ran a bias under 4 bytes";
+      }
+    }
+  }
+}
+
+// A results file names a cuBLASLt algorithm for a bf16 GemmAndBias; the application's bias is a
+// slice at 2 bytes. Both calls compute the right C through Default, and one message says why.
+TEST_F(MisalignedOperands, AContextRunsDefaultWhereTheTunedAlgorithmRefuses) {
+  const Problem p =
+      Problem::make(OpKind::GemmAndBias, DType::BFloat16, Transpose::T, Transpose::N, 264, 64, 128);
+  const auto candidates = cuda::CublasLtProvider().enumerate(p, SearchOptions{});
+  ASSERT_FALSE(candidates.empty());
+  const std::string tuned = candidates.front()->name();
+
+  const auto dir = std::filesystem::temp_directory_path() / "gemmtune_gpu_misaligned";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::mutex log_mutex;
+  std::string logs;
+  Options options;
+  options.backend = "cuda";
+  options.insert_device_ordinal = false;
+  options.filename = (dir / "results.csv").string();
+  options.untuned_filename = (dir / "untuned.csv").string();
+  options.log = [&](std::string_view m) {
+    const std::lock_guard lock(log_mutex);
+    logs += std::string(m) + "\n";
+  };
+  {
+    std::ofstream out(options.filename);
+    for (const auto& [key, value] : Context(options).validators()) {
+      out << "Validator," << key << ',' << value << '\n';
+    }
+    out << p.op_signature() << ',' << p.params_signature() << ',' << tuned << ",0.01\n";
+  }
+  Context ctx(options);
+  ASSERT_TRUE(ctx.load_report().accepted) << ctx.load_report().message;
+  ASSERT_EQ(ctx.lookup(p).solution, tuned);
+
+  DeviceOperands ops(*backend_, p, 1.0, 0.0);
+  ops.reset_c();
+  RunStatus status = ctx.gemm(p, ops.operands(), backend_->stream());
+  ASSERT_TRUE(status.ok) << status.error;
+  EXPECT_TRUE(gpu_test::compare_with_reference(ops, ops.read_c()).ok);
+  EXPECT_EQ(logs, "") << "aligned operands ran the tuned algorithm without a word";
+
+  std::unique_ptr<Buffer> storage;
+  const Operands o = shifted(ops, Shift{"bias", 2}, storage);
+  for (int call = 0; call < 2; ++call) {
+    ops.reset_c();
+    status = ctx.gemm(p, o, backend_->stream());
+    ASSERT_TRUE(status.ok) << status.error;
+    const gpu_test::Comparison cmp = gpu_test::compare_with_reference(ops, ops.read_c());
+    EXPECT_TRUE(cmp.ok) << cmp.detail;
+  }
+  EXPECT_NE(logs.find(tuned + " turned down this call's operands (bias at"), std::string::npos)
+      << logs;
+  EXPECT_EQ(logs.find('\n'), logs.size() - 1) << "said more than once:\n" << logs;
+  EXPECT_EQ(ctx.lookup(p).solution, tuned) << "the entry itself is kept";
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gemmtune
