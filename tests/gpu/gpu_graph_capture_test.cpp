@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "context_options.hpp"
 #include "device_test.hpp"
 #include "gemmtune/gemmtune.hpp"
 #include "gpu_support.hpp"
@@ -290,21 +291,7 @@ struct CaptureAndElsewhere {
   }
 };
 
-// Options for a Context on device 0 with its files in `dir` (made empty), its messages in `logs`.
-Options options_in(const std::filesystem::path& dir, std::mutex& log_mutex, std::string& logs) {
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  Options options;
-  options.backend = "cuda";
-  options.insert_device_ordinal = false;
-  options.filename = (dir / "results.csv").string();
-  options.untuned_filename = (dir / "untuned.csv").string();
-  options.log = [&](std::string_view m) {
-    const std::lock_guard lock(log_mutex);
-    logs += std::string(m) + "\n";
-  };
-  return options;
-}
+using gpu_test::context_options_in;
 
 // An application that captures on one thread, in the strictest mode (global: an unsafe call from
 // any thread fails the capture), while another thread's first call of a GEMM tunes it. The tuning
@@ -316,7 +303,7 @@ TEST(GraphCaptureContext, TuningOnAnotherThreadLeavesACaptureValid) {
   const auto dir = std::filesystem::temp_directory_path() / "gemmtune_gpu_capture_other_thread";
   std::mutex log_mutex;
   std::string logs;
-  Options options = options_in(dir, log_mutex, logs);
+  Options options = context_options_in(dir, log_mutex, logs);
   options.tuning = true;
   options.max_tuning_duration_ms = 5;
   Context ctx(options);
@@ -363,7 +350,7 @@ TEST(GraphCaptureContext, DefaultOnAnotherThreadAndStreamLeavesACaptureValid) {
   const auto dir = std::filesystem::temp_directory_path() / "gemmtune_gpu_capture_default";
   std::mutex log_mutex;
   std::string logs;
-  Context ctx(options_in(dir, log_mutex, logs));
+  Context ctx(context_options_in(dir, log_mutex, logs));
   const Problem problem =
       parse_problem("GemmTunableOp_BFloat16_TN", "tn_1024_8_512_ld_512_512_1024");
   CaptureAndElsewhere x;

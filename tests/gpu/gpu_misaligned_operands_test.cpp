@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 
+#include "context_options.hpp"
 #include "device_test.hpp"
 #include "gemmtune/gemmtune.hpp"
 #include "gpu_support.hpp"
@@ -106,19 +107,9 @@ TEST_F(MisalignedOperands, AContextRunsDefaultWhereTheTunedAlgorithmRefuses) {
   const std::string tuned = candidates.front()->name();
 
   const auto dir = std::filesystem::temp_directory_path() / "gemmtune_gpu_misaligned";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
   std::mutex log_mutex;
   std::string logs;
-  Options options;
-  options.backend = "cuda";
-  options.insert_device_ordinal = false;
-  options.filename = (dir / "results.csv").string();
-  options.untuned_filename = (dir / "untuned.csv").string();
-  options.log = [&](std::string_view m) {
-    const std::lock_guard lock(log_mutex);
-    logs += std::string(m) + "\n";
-  };
+  const Options options = gpu_test::context_options_in(dir, log_mutex, logs);
   {
     std::ofstream out(options.filename);
     for (const auto& [key, value] : Context(options).validators()) {

@@ -169,13 +169,19 @@ class PickyProvider final : public SolutionProvider {
   Counts& counts_;
 };
 
-TEST_F(Dispatch, OperandsTheTunedSolutionRefusesAreRunByDefaultWithOneWarning) {
-  FloatGemm g(32, 16, 8);
+// Options with the picky provider and a results file that names `solution` for `g`.
+Options picky_options(const TempDir& dir, Counts& counts, Log& log, const FloatGemm& g,
+                      const std::string& solution) {
   write_text(dir / "results.csv", validator_lines() + "GemmTunableOp_float_NN," +
-                                      g.problem.params_signature() + ",Picky_Aligned,0.01\n");
+                                      g.problem.params_signature() + "," + solution + ",0.01\n");
   Options o = test_options(dir, counts, log);
   o.providers.push_back(std::make_shared<PickyProvider>(counts));
-  Context ctx(o);
+  return o;
+}
+
+TEST_F(Dispatch, OperandsTheTunedSolutionRefusesAreRunByDefaultWithOneWarning) {
+  FloatGemm g(32, 16, 8);
+  Context ctx(picky_options(dir, counts, log, g, "Picky_Aligned"));
   EXPECT_EQ(ctx.lookup(g.problem).solution, "Picky_Aligned");
   ASSERT_TRUE(g.run(ctx).ok);  // a vector's data: aligned
   EXPECT_EQ(counts.runs_of("Picky_Aligned"), 1);
@@ -203,11 +209,7 @@ TEST_F(Dispatch, OperandsTheTunedSolutionRefusesAreRunByDefaultWithOneWarning) {
 
 TEST_F(Dispatch, AFailureIsReturnedNotHiddenBehindDefault) {
   FloatGemm g(32, 16, 8);
-  write_text(dir / "results.csv", validator_lines() + "GemmTunableOp_float_NN," +
-                                      g.problem.params_signature() + ",Picky_Broken,0.01\n");
-  Options o = test_options(dir, counts, log);
-  o.providers.push_back(std::make_shared<PickyProvider>(counts));
-  Context ctx(o);
+  Context ctx(picky_options(dir, counts, log, g, "Picky_Broken"));
   const RunStatus s = g.run(ctx);
   EXPECT_FALSE(s.ok);
   EXPECT_NE(s.error.find("the picky kernel is broken"), std::string::npos) << s.error;
