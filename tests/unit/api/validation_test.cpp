@@ -111,7 +111,8 @@ TEST_F(Validation, ARefusedFileIsNotReplacedOnExitNorByWriteFile) {
     Context ctx(o);
     EXPECT_FALSE(ctx.load_report().accepted);
     ASSERT_TRUE(tuned_here.run(ctx).ok);
-    EXPECT_EQ(ctx.lookup(tuned_here.problem).solution, "Test_Fast");
+    // Tuned, whichever solution won (under ThreadSanitizer the CPU Default kept its place).
+    EXPECT_EQ(ctx.lookup(tuned_here.problem).source, Source::Tuned);
     try {
       ctx.write_file();
       ADD_FAILURE() << "write_file replaced a file measured elsewhere";
