@@ -590,8 +590,8 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   // time in 25 (3: one in 100). On an H200 the paired test at 2 picked a prefill configuration
   // 0.7% ahead in the tuner's rounds that the benchmark then found 2.7% behind
   // (bench/results/2026-11-21-h200-run7.md, #68).
-  const auto beats = [&](const Candidate& c, double min_gain) {
-    if (c.report.stats.median_ms > (1.0 - min_gain) * reference.report.stats.median_ms) {
+  const auto beats = [&](const Candidate& c) {
+    if (c.report.stats.median_ms > (1.0 - options_.min_gain) * reference.report.stats.median_ms) {
       return false;
     }
     const double margin = options_.default_margin_sigmas;
@@ -600,59 +600,8 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
             c.report.stats.median_ms < reference.report.stats.median_ms &&
             beats_default_paired(c.round_medians, reference.round_medians, margin + 1));
   };
-  // Replication: a lead beyond the noise but under min_gain is measured again in
-  // replication_blocks more blocks of rounds, a fresh confirmation each, and stands only if every
-  // block finds the candidate at least replication_min_gain ahead and the blocks' samples pooled
-  // pass the tests above. A single confirmation spans a few tens of milliseconds, within which a
-  // kernel with two speeds may stay at its fast one; more blocks are more chances to see the slow.
-  bool replicated = false;
-  std::string replication_verdict;
-  if (fastest != nullptr && !beats(*fastest, options_.min_gain) &&
-      options_.replication_blocks > 0 && options_.replication_min_gain < options_.min_gain &&
-      beats(*fastest, options_.replication_min_gain)) {
-    std::vector<Candidate*> pair{&reference, fastest};
-    const double slowest_ms =
-        std::max(reference.report.stats.median_ms, fastest->report.stats.median_ms);
-    const PhaseCaps block_caps =
-        confirmation_caps(timing, kRoundHeadroom * kMeasurementRounds * slowest_ms);
-    std::vector<MeasuredSamples> pooled(2);
-    double worst_gain = 1;
-    for (int block = 0; block < options_.replication_blocks && fastest->alive; ++block) {
-      if (!measure_in_rounds(pair, block_caps, "replication")) return reference_failed();
-      if (!fastest->alive) break;
-      worst_gain = std::min(
-          worst_gain, 1.0 - fastest->report.stats.median_ms / reference.report.stats.median_ms);
-      for (std::size_t i = 0; i < 2; ++i) {
-        auto& into = pooled[i];
-        into.samples.insert(into.samples.end(), pair[i]->samples.begin(), pair[i]->samples.end());
-        into.round_medians.insert(into.round_medians.end(), pair[i]->round_medians.begin(),
-                                  pair[i]->round_medians.end());
-      }
-    }
-    if (fastest->alive) {
-      for (std::size_t i = 0; i < 2; ++i) {
-        pooled[i].stats = summarize(pooled[i].samples);
-        pooled[i].tflops = tflops_at(problem, pooled[i].stats.median_ms);
-        pair[i]->restore(std::move(pooled[i]));
-      }
-      const double gain = 1.0 - fastest->report.stats.median_ms / reference.report.stats.median_ms;
-      replicated = worst_gain >= options_.replication_min_gain &&
-                   beats(*fastest, options_.replication_min_gain);
-      replication_verdict = fmt::format(
-          "replication ({} blocks) median {:.2f}% below Default's, {:.2f}% in its worst block{}",
-          options_.replication_blocks, 100 * gain, 100 * worst_gain,
-          replicated ? ""
-                     : fmt::format(", not {:.2f}% in every block beyond the noise",
-                                   100 * options_.replication_min_gain));
-    } else {
-      fastest = nullptr;  // failed in the replication: Default stands
-    }
-  }
-  if (fastest != nullptr && (replicated || beats(*fastest, options_.min_gain))) {
+  if (fastest != nullptr && beats(*fastest)) {
     winner = fastest;
-    if (replicated) fastest->report.reason = replication_verdict;
-  } else if (fastest != nullptr && !replication_verdict.empty()) {
-    fastest->report.reason = replication_verdict;
   } else if (fastest != nullptr && reference.report.stats.median_ms > 0 &&
              fastest->report.stats.median_ms < reference.report.stats.median_ms) {
     // Why the fastest did not replace Default, for whoever reads the measurements.

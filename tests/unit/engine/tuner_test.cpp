@@ -124,49 +124,6 @@ TEST_F(TunerFixture, AGainBelowTheMinimumLeavesDefault) {
   EXPECT_EQ(tune().winner, "TwoPercent");
 }
 
-TEST_F(TunerFixture, ALeadUnderTheMinimumThatReplicatesReplacesDefault) {
-  provider->add("Default", 1.0);
-  provider->add("OnePercent", 0.99);
-  options.replication_blocks = 3;
-  const TuningReport r = tune();
-  ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.winner, "OnePercent");
-  EXPECT_NE(
-      find(r, "OnePercent").reason.find("replication (3 blocks) median 1.00% below Default's"),
-      std::string::npos)
-      << find(r, "OnePercent").reason;
-  // Under the replication's own bar (0.5%) there is nothing to replicate.
-  provider->add("Quarter", 0.9975);
-  options.replication_min_gain = 0.011;
-  EXPECT_EQ(tune().winner, "Default");
-}
-
-// A candidate 1% ahead through screening, measurement and confirmation that falls 1% behind in
-// the last replication block (a kernel with two speeds): its pooled median is still ahead, but
-// the block it lost keeps Default.
-TEST_F(TunerFixture, ALeadLostInOneReplicationBlockLeavesDefault) {
-  provider->add("Default", 1.0);
-  auto fickle = provider->add("Fickle");
-  int slow_from = std::numeric_limits<int>::max();
-  fickle->time_ms = [&](int call) { return call < slow_from ? 0.99 : 1.01; };
-  options.replication_blocks = 3;
-  // Two steady tunings count its calls before the replication and in each block.
-  ASSERT_EQ(tune().winner, "Fickle");
-  const int per_tuning = fickle->calls;
-  options.replication_blocks = 2;
-  ASSERT_EQ(tune().winner, "Fickle");
-  const int per_block = per_tuning - (fickle->calls - per_tuning);
-  ASSERT_GT(per_block, 0);
-  slow_from = fickle->calls + per_tuning - per_block;
-  options.replication_blocks = 3;
-  const TuningReport r = tune();
-  ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(fickle->calls - slow_from, per_block) << "the last block was not the slow one";
-  EXPECT_EQ(r.winner, "Default");
-  EXPECT_NE(find(r, "Fickle").reason.find("not 0.50% in every block"), std::string::npos)
-      << find(r, "Fickle").reason;
-}
-
 TEST_F(TunerFixture, FaultySolutionNeverWins) {
   provider->add("Default", 2.0);
   provider->add("Wrong", 0.1, Behaviour::Wrong);
