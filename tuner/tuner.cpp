@@ -62,8 +62,6 @@ constexpr int kMeasurementRounds = 8;
 // A phase sized for one iteration per round gets this much more, so that a sample a little slower
 // than the measured median does not cost the last round.
 constexpr double kRoundHeadroom = 1.25;
-// Rounds of the long-turn check (TunerOptions::long_turn_ms).
-constexpr int kLongTurns = 3;
 
 // Runs `body`, turning a candidate's exception into a Failed disposition. A DeviceError is not
 // the candidate's fault and ends the problem.
@@ -143,7 +141,6 @@ void require_finite_options(const TunerOptions& o) {
       {"beta", o.beta},
       {"default_margin_sigmas", o.default_margin_sigmas},
       {"min_gain", o.min_gain},
-      {"long_turn_ms", o.long_turn_ms},
       {"memory_fraction", o.memory_fraction},
   };
   for (const auto& [name, value] : values) {
@@ -471,8 +468,8 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   // GEMMs 15-25% faster for a while), and measuring each survivor in one block handed that head
   // start to whoever came first: always Default. False when Default failed.
   auto measure_in_rounds = [&](const std::vector<Candidate*>& group, const PhaseCaps& caps,
-                               std::string_view name, int round_count = kMeasurementRounds) {
-    const int rounds = caps.empty() ? 1 : round_count;
+                               std::string_view name) {
+    const int rounds = caps.empty() ? 1 : kMeasurementRounds;
     for (Candidate* c : group) {
       c->samples.clear();
       c->round_medians.clear();
@@ -605,34 +602,6 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   };
   if (fastest != nullptr && beats(*fastest)) {
     winner = fastest;
-    // Long turns: the winner and Default again, each run back to back for long_turn_ms at a time.
-    // The rounds above give each a few milliseconds at a time; a kernel that draws more power can
-    // lead there and lose clock speed, and its lead, once it runs longer than that at the power
-    // limit (an H100 configuration ahead by 0.7% in 3.5 ms turns was 2-10% behind in 8 ms turns,
-    // bench/results/2026-11-26-h100-replication.md). It keeps the win only if it is not behind.
-    if (options_.long_turn_ms > 0) {
-      const std::vector<Candidate*> pair{&reference, winner};
-      std::vector<MeasuredSamples> kept;
-      for (const Candidate* c : pair) kept.push_back(c->measured());
-      PhaseCaps turns;
-      turns.max_duration_ms = kLongTurns * options_.long_turn_ms;
-      if (!measure_in_rounds(pair, turns, "long turns", kLongTurns)) return reference_failed();
-      if (!winner->alive) {
-        winner = &reference;
-      } else {
-        const double ratio = winner->report.stats.median_ms / reference.report.stats.median_ms;
-        if (ratio > 1.0) {
-          winner->report.reason = fmt::format(
-              "{:.2f}% behind Default in turns of {} ms back to back (ahead by {:.2f}% in the "
-              "{})",
-              100 * (ratio - 1), options_.long_turn_ms,
-              100 * (1 - kept[1].stats.median_ms / kept[0].stats.median_ms),
-              confirmed ? "confirmation" : "measurement");
-          winner = &reference;
-        }
-        for (std::size_t i = 0; i < pair.size(); ++i) pair[i]->restore(kept[i]);
-      }
-    }
   } else if (fastest != nullptr && reference.report.stats.median_ms > 0 &&
              fastest->report.stats.median_ms < reference.report.stats.median_ms) {
     // Why the fastest did not replace Default, for whoever reads the measurements.

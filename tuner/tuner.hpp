@@ -2,8 +2,8 @@
 //
 //   enumerate → drop unsupported (reason kept) → warm up and screen each (a few capped
 //   iterations; Default first, and one far slower than it on its first sample stops there, see
-//   screening_cut_ms) → numerical check against Default, fastest screening median first, dropping
-//   as ScreenedOut what is slower than keep_factor × the best *correct* screening median → measure
+//   screening_cut_ms) → numerical check against Default, fastest screening median first, dropping as
+//   ScreenedOut what is slower than keep_factor × the best *correct* screening median → measure
 //   the survivors under the caps → confirm: measure the fastest few and Default again, in fresh
 //   rounds → pick the lowest median of the confirmation.
 //
@@ -58,9 +58,6 @@ struct TunerOptions {
   // behind (32 verdicts over four runs of the LLM benchmark: bench/results/2026-11-22-h200-min-
   // gain.md). 0 lets any gain beyond the noise through.
   double min_gain = 0.015;
-  // A winner other than Default is measured again beside it in 3 rounds of turns this long (ms),
-  // each run back to back, and keeps the win only if it is not behind there (0: off).
-  double long_turn_ms = 0;
   // Fraction of Backend::available_memory_bytes() the rotating operand sets may take.
   double memory_fraction = 0.5;
 };

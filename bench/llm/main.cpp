@@ -35,7 +35,6 @@ struct Options {
   double settle_ms = TimingPolicy{}.settle_duration_ms;
   int confirmation_contenders = TimingPolicy{}.confirmation_contenders;
   double min_gain_percent = 100 * TunerOptions{}.min_gain;
-  double long_turn_ms = TunerOptions{}.long_turn_ms;
   // Before the first problem: see warm_up.
   double warmup_s = 10;
   RemeasureOptions remeasure;
@@ -79,7 +78,7 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "heuristic search "
       "space, workspace {} MiB, warmup {} it, screening {} it / {} ms, keep factor {}, {} "
       "finalists, settle {} ms, measurement {} it / {} ms, {}, {} timing, numerical check "
-      "against Default, winner must beat Default by {} standard errors and by at least {}%{}\n"
+      "against Default, winner must beat Default by {} standard errors and by at least {}%\n"
       "- re-measurement: one operand set rotation per problem (≥ 2×L2 = {:.0f} MiB, as the tuner "
       "plans it) and one profiler for all solutions; warmup {} it each, then a sweep of {} "
       "interleaved rounds (order reversed every other round) of {} it / {} ms per solution that "
@@ -111,16 +110,12 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
                         t.confirmation_contenders, confirmation_caps(t).max_iterations,
                         confirmation_caps(t).max_duration_ms)
           : std::string("no confirmation (the measurement decides)"),
-      to_string(t.mode), tuner.default_margin_sigmas, 100 * tuner.min_gain,
-      tuner.long_turn_ms > 0
-          ? fmt::format(", and not be behind it in 3 rounds of {} ms turns back to back",
-                        tuner.long_turn_ms)
-          : std::string(),
-      mib(2 * d.last_level_cache_bytes), o.remeasure.warmup.max_iterations, o.remeasure.rounds,
-      o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms,
-      to_string(TimingPolicy{}.mode), o.remeasure.small_below_ms, o.remeasure.rounds,
-      o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms, o.remeasure.top,
-      tuner.search.max_workspace_bytes >> 20, o.warmup_s,
+      to_string(t.mode),
+      tuner.default_margin_sigmas, 100 * tuner.min_gain, mib(2 * d.last_level_cache_bytes),
+      o.remeasure.warmup.max_iterations, o.remeasure.rounds, o.remeasure.caps.max_iterations,
+      o.remeasure.caps.max_duration_ms, to_string(TimingPolicy{}.mode), o.remeasure.small_below_ms,
+      o.remeasure.rounds, o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms,
+      o.remeasure.top, tuner.search.max_workspace_bytes >> 20, o.warmup_s,
       o.time_budget_s > 0 ? fmt::format("{} s", o.time_budget_s) : std::string("none"));
   return h;
 }
@@ -174,7 +169,6 @@ int run(const Options& o, const std::string& command) {
   tuner_options.timing.settle_duration_ms = o.settle_ms;
   tuner_options.timing.confirmation_contenders = o.confirmation_contenders;
   tuner_options.min_gain = o.min_gain_percent / 100;
-  tuner_options.long_turn_ms = o.long_turn_ms;
   Tuner tuner(backend, *session.registry, tuner_options);
   const ReportHeader header = make_header(backend, tuner_options, o, command);
   if (o.warmup_s > 0 && !shapes.empty()) {
@@ -258,10 +252,6 @@ int main(int argc, char** argv) {
                  "The tuner's minimum gain over Default (gemmtune tune --min-gain-percent), for "
                  "comparisons")
       ->check(CLI::Range(0.0, 100.0));
-  app.add_option("--long-turn-ms", o.long_turn_ms,
-                 "The tuner's long-turn check of a winner (gemmtune tune --long-turn-ms), for "
-                 "comparisons")
-      ->check(CLI::NonNegativeNumber);
   app.add_option("--warmup-s", o.warmup_s,
                  "Seconds of tuning and re-measuring the first problem, discarded, before it")
       ->check(CLI::NonNegativeNumber);
