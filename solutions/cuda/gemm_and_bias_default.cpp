@@ -36,14 +36,16 @@ class GemmAndBiasDefault final : public Solution {
         plain_problem_(without_bias(problem)),
         lt_(std::move(lt)),
         plain_(std::move(plain_gemm)),
-        add_type_(bias_add_type(problem.c_type)) {}
+        add_type_(bias_add_type(problem.c_type)),
+        lt_runs_(lt_->supports(problem_)),
+        fallback_runs_(add_type_.has_value() && problem_.batch == 1 &&
+                       plain_->supports(plain_problem_)) {}
 
   const std::string& name() const override { return lt_->name(); }
 
   Support supports(const Problem& problem) const override {
     Support lt = lt_->supports(problem);
-    if (lt || !(problem == problem_)) return lt;
-    if (!fallback_runs()) return lt;
+    if (lt || !(problem == problem_) || !fallback_runs_) return lt;
     return Support::yes();
   }
 
@@ -53,9 +55,9 @@ class GemmAndBiasDefault final : public Solution {
 
   RunStatus run(const Problem& problem, const Operands& ops, void* stream) override {
     std::string refusal;
-    if (lt_->supports(problem)) {
+    if (lt_runs_) {  // LtSolution::run turns another problem down itself
       RunStatus status = lt_->run(problem, ops, stream);
-      if (!status.refused || !fallback_runs()) return status;
+      if (!status.refused || !fallback_runs_) return status;
       refusal = std::move(status.error);
     } else if (const Support s = supports(problem); !s) {
       return RunStatus::failure(s.reason);
@@ -78,15 +80,13 @@ class GemmAndBiasDefault final : public Solution {
   }
 
  private:
-  bool fallback_runs() const {
-    return add_type_.has_value() && problem_.batch == 1 && plain_->supports(plain_problem_);
-  }
-
   Problem problem_;
   Problem plain_problem_;
   std::unique_ptr<Solution> lt_;
   std::unique_ptr<Solution> plain_;
   std::optional<BiasAddType> add_type_;
+  bool lt_runs_;        // cuBLASLt's heuristic #0 exists for the problem
+  bool fallback_runs_;  // cublasGemmEx and the bias kernel can run it
 };
 
 }  // namespace

@@ -25,16 +25,6 @@ namespace {
 
 using gpu_test::DeviceOperands;
 
-// A device copy of `bytes` at `source`, `offset` bytes past a 256-byte boundary (`storage` owns
-// it).
-const char* shifted_copy(CudaBackend& backend, const void* source, std::size_t bytes,
-                         std::size_t offset, std::unique_ptr<Buffer>& storage) {
-  storage = backend.allocate(bytes + 256);
-  char* copy = static_cast<char*>(storage->data()) + offset;
-  EXPECT_EQ(cudaMemcpy(copy, source, bytes, cudaMemcpyDeviceToDevice), cudaSuccess);
-  return copy;
-}
-
 struct Shift {
   const char* what;  // "bias", "A" or "B"
   std::size_t offset;
@@ -48,7 +38,7 @@ class MisalignedOperands : public gpu_test::DeviceTest {
     const std::string what = shift.what;
     Buffer& source = what == "bias" ? *ops.bias : what == "A" ? *ops.a : *ops.b;
     const char* copy =
-        shifted_copy(*backend_, source.data(), source.bytes(), shift.offset, storage);
+        gpu_test::shifted_copy(*backend_, source.data(), source.bytes(), shift.offset, storage);
     (what == "bias" ? o.bias : what == "A" ? o.a : o.b) = copy;
     return o;
   }

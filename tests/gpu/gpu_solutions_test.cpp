@@ -135,14 +135,9 @@ class CudaSolutions : public gpu_test::DeviceTest {
     ++problems_;
   }
 
-  // A device copy of `bytes` at `source`, `offset` bytes past a 256-byte boundary (`storage` owns
-  // it): a slice of a larger tensor, as an application may pass one.
   char* shifted_copy(const void* source, std::size_t bytes, std::size_t offset,
                      std::unique_ptr<Buffer>& storage) {
-    storage = backend_->allocate(bytes + 256);
-    char* copy = static_cast<char*>(storage->data()) + offset;
-    EXPECT_EQ(cudaMemcpy(copy, source, bytes, cudaMemcpyDeviceToDevice), cudaSuccess);
-    return copy;
+    return gpu_test::shifted_copy(*backend_, source, bytes, offset, storage);
   }
 
   struct Outcome {

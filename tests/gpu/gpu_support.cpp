@@ -220,4 +220,12 @@ std::string run_and_check(Solution& solution, DeviceOperands& ops) {
   return cmp.ok ? std::string() : cmp.detail;
 }
 
+char* shifted_copy(CudaBackend& backend, const void* source, std::size_t bytes, std::size_t offset,
+                   std::unique_ptr<Buffer>& storage) {
+  storage = backend.allocate(bytes + 256);
+  char* copy = static_cast<char*>(storage->data()) + offset;
+  GEMMTUNE_CUDA_CHECK(cudaMemcpy(copy, source, bytes, cudaMemcpyDeviceToDevice));
+  return copy;
+}
+
 }  // namespace gemmtune::gpu_test

@@ -62,6 +62,11 @@ std::vector<std::int64_t> sampled_rows(std::int64_t m);
 // Compares C (all of it, as read back) with the reference on the sampled rows.
 Comparison compare_with_reference(const DeviceOperands& ops, const std::vector<Complex>& c);
 
+// A device copy of `bytes` at `source`, `offset` bytes past a 256-byte boundary (`storage` owns
+// it): a slice of a larger tensor, as an application may pass one. Throws if the copy fails.
+char* shifted_copy(CudaBackend& backend, const void* source, std::size_t bytes, std::size_t offset,
+                   std::unique_ptr<Buffer>& storage);
+
 // Runs one solution on the operands and compares; an empty string means it ran and agreed.
 std::string run_and_check(Solution& solution, DeviceOperands& ops);
 
