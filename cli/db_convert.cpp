@@ -38,8 +38,8 @@ bool same_file(const std::string& a, const std::string& b) {
 void check_output(const DbConvertOptions& o) {
   for (const std::string* input : {&o.input, &o.for_pytorch}) {
     if (!input->empty() && same_file(o.output, *input)) {
-      throw InputError(fmt::format("{}: the output is also an input; write to another file",
-                                   o.output));
+      throw InputError(
+          fmt::format("{}: the output is also an input; write to another file", o.output));
     }
   }
   std::error_code ec;
@@ -82,13 +82,16 @@ void convert_for_pytorch(const DbConvertOptions& options) {
   }
   const Environment given = environment_from_assignments(options.validators);
   for (const auto& [key, value] : given.entries()) validators.set(key, value);
+  require_pytorch_version(validators);
   ResultsTable out;
   out.environment = validators;
   std::size_t dropped = 0;
   for (const auto& entry : table.entries) {
-    if (!pytorch_understands_solution(entry.solution)) {
-      fmt::print(stderr, "left out (PyTorch does not know solution '{}'): {},{}\n",
-                 entry.solution, entry.op_signature, entry.params_signature);
+    // Left out, not written as Default: PyTorch then runs Default anyway, or tunes the GEMM
+    // itself where tuning is on.
+    if (const auto why = why_pytorch_cannot_run(entry.solution, validators)) {
+      fmt::print(stderr, "left out ({}: {}): {},{}\n", entry.solution, *why, entry.op_signature,
+                 entry.params_signature);
       ++dropped;
       continue;
     }
@@ -110,8 +113,8 @@ void run_db_convert(const DbConvertOptions& options) {
   if (options.environment > 0) convert.environment = options.environment;
   const ConvertReport report = convert_file(options.input, options.output, convert, diagnostics);
   if (!diagnostics.empty()) fmt::print(stderr, "{}", diagnostics.format_all());
-  fmt::print("converted {} environment(s), {} entries: {} -> {}\n", report.tables,
-             report.entries, options.input, options.output);
+  fmt::print("converted {} environment(s), {} entries: {} -> {}\n", report.tables, report.entries,
+             options.input, options.output);
   if (diagnostics.error_count() > 0) throw ExitWith(ExitCode::BadInput, diagnostics.summary());
 }
 
@@ -125,8 +128,9 @@ void setup_db_convert(CLI::App& db) {
       ->required();
   cmd->add_option("--environment", options->environment,
                   "Convert only the N-th environment of a multi-environment database (1-based)");
-  cmd->add_option("--for-pytorch", options->for_pytorch,
-                  "Write for PyTorch TunableOp: use exactly this PyTorch results file's validators");
+  cmd->add_option(
+      "--for-pytorch", options->for_pytorch,
+      "Write for PyTorch TunableOp: use exactly this PyTorch results file's validators");
   cmd->add_option("--validator", options->validators,
                   "Write for PyTorch TunableOp with this validator (KEY=VALUE, repeatable)");
   cmd->add_flag("--strict", options->strict, "Fail on the first bad line instead of skipping it");

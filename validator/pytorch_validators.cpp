@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <utility>
+
 #include "tuner/error.hpp"
 
 namespace gemmtune {
@@ -22,12 +25,70 @@ Environment environment_from_assignments(const std::vector<std::string>& assignm
   return env;
 }
 
-bool pytorch_understands_solution(std::string_view solution) {
-  if (solution == "Default") return true;
-  for (std::string_view prefix : {"Gemm_Cublaslt_", "Gemm_Hipblaslt_", "Gemm_Rocblas_"}) {
-    if (solution.substr(0, prefix.size()) == prefix) return true;
+namespace {
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+// Major and minor of a PT_VERSION value ("2.11.0", "2.14.0a0+git1234", "2.14.0.dev20261101+cu130").
+std::optional<std::pair<int, int>> major_minor(std::string_view version) {
+  int major = 0;
+  int minor = 0;
+  char dot = 0;
+  const std::string text(version);
+  if (std::sscanf(text.c_str(), "%d%c%d", &major, &dot, &minor) != 3 || dot != '.') {
+    return std::nullopt;
   }
-  return false;
+  return std::make_pair(major, minor);
+}
+
+bool is_rocm(const Environment& validators) {
+  return validators.contains("ROCM_VERSION") || validators.contains("HIPBLASLT_VERSION") ||
+         validators.contains("GCN_ARCH_NAME");
+}
+
+}  // namespace
+
+void require_pytorch_version(const Environment& validators) {
+  if (!validators.contains("PT_VERSION")) {
+    throw InputError(
+        "the validators for PyTorch have no PT_VERSION, and PyTorch loads no results file "
+        "without it: give a results file PyTorch wrote (--for-pytorch FILE) or add "
+        "--validator PT_VERSION=<torch.__version__>");
+  }
+}
+
+std::optional<std::string> why_pytorch_cannot_run(std::string_view solution,
+                                                  const Environment& validators) {
+  if (solution == "Default") return std::nullopt;
+  if (starts_with(solution, "Gemm_Hipblaslt_") || starts_with(solution, "Gemm_Rocblas_")) {
+    if (is_rocm(validators)) return std::nullopt;
+    return std::string(
+        "hipBLASLt and rocBLAS solutions run on ROCm only, and the validators are "
+        "a CUDA build's");
+  }
+  if (starts_with(solution, "Gemm_Cublaslt_")) {
+    if (is_rocm(validators)) {
+      return std::string("cuBLASLt solutions run on CUDA only, and the validators are ROCm's");
+    }
+    const auto version = validators.get("PT_VERSION").value_or("");
+    const auto parsed = major_minor(version);
+    if (!parsed) {
+      return fmt::format(
+          "PT_VERSION '{}' is not a version gemmtune can read, and PyTorch runs "
+          "cuBLASLt solutions only from 2.14",
+          version);
+    }
+    if (*parsed < std::make_pair(2, 14)) {
+      return fmt::format(
+          "PyTorch {} knows only Default on CUDA; cuBLASLt solutions need 2.14 "
+          "or later",
+          version);
+    }
+    return std::nullopt;
+  }
+  return std::string("a gemmtune solution, which PyTorch does not have");
 }
 
 }  // namespace gemmtune

@@ -4,6 +4,7 @@
 // wrote, or KEY=VALUE pairs the user gives) and only solution names PyTorch understands.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,7 +16,17 @@ namespace gemmtune {
 // Parses "KEY=VALUE" options; throws InputError naming the bad option.
 Environment environment_from_assignments(const std::vector<std::string>& assignments);
 
-// True for `Default` and the cuBLASLt / hipBLASLt / rocBLAS names PyTorch's TunableOp parses.
-bool pytorch_understands_solution(std::string_view solution);
+// Why the PyTorch whose results file carries `validators` cannot run `solution` from a results
+// file it loads, or nullopt where it can. It can run `Default` always; hipBLASLt and rocBLAS names
+// on ROCm (validators ROCM_VERSION, HIPBLASLT_VERSION or GCN_ARCH_NAME); cuBLASLt names on CUDA
+// from PyTorch 2.14 (PT_VERSION), the first release whose TunableOp runs cuBLASLt algorithms on
+// CUDA. Where it cannot, loading the file is not harmless: PyTorch 2.11.0 on CUDA stopped at the
+// first GEMM whose entry named a cuBLASLt algorithm ("Expected iter != ops_.end()",
+// tests/gpu/pytorch_roundtrip.sh).
+std::optional<std::string> why_pytorch_cannot_run(std::string_view solution,
+                                                  const Environment& validators);
+
+// Throws InputError where the validators have no PT_VERSION: PyTorch loads no file without it.
+void require_pytorch_version(const Environment& validators);
 
 }  // namespace gemmtune

@@ -23,11 +23,51 @@ TEST(PytorchValidators, BadAssignmentIsNamed) {
   }
 }
 
-TEST(PytorchValidators, KnowsPytorchSolutionNames) {
-  EXPECT_TRUE(pytorch_understands_solution("Default"));
-  EXPECT_TRUE(pytorch_understands_solution(
-      "Gemm_Cublaslt_id_66_tile_20_stages_8_splitk_1_red_0_swizzle_0_custom_0_inner_0_cluster_0"));
-  EXPECT_FALSE(pytorch_understands_solution("Cpu_Blocked_mc_64_kc_256_nc_1024"));
+constexpr const char* kCublaslt =
+    "Gemm_Cublaslt_id_66_tile_20_stages_8_splitk_1_red_0_swizzle_0_custom_0_inner_0_cluster_0";
+
+TEST(PytorchValidators, CublasltNamesNeedPytorch214OnCuda) {
+  for (const char* version : {"2.14.0", "2.14.0a0+git1234abc", "2.15.1", "3.0.0"}) {
+    const auto env = environment_from_assignments({std::string("PT_VERSION=") + version});
+    EXPECT_EQ(why_pytorch_cannot_run(kCublaslt, env), std::nullopt) << version;
+    EXPECT_EQ(why_pytorch_cannot_run("Default", env), std::nullopt) << version;
+  }
+  for (const char* version : {"2.11.0", "2.13.1", "1.14.0"}) {
+    const auto env = environment_from_assignments({std::string("PT_VERSION=") + version});
+    const auto why = why_pytorch_cannot_run(kCublaslt, env);
+    ASSERT_TRUE(why.has_value()) << version;
+    EXPECT_NE(why->find("knows only Default on CUDA"), std::string::npos) << *why;
+    EXPECT_EQ(why_pytorch_cannot_run("Default", env), std::nullopt) << version;
+  }
+  const auto unreadable = environment_from_assignments({"PT_VERSION=main"});
+  EXPECT_TRUE(why_pytorch_cannot_run(kCublaslt, unreadable).has_value());
+}
+
+TEST(PytorchValidators, RocmNamesOnRocmOnly) {
+  const auto rocm = environment_from_assignments(
+      {"PT_VERSION=2.11.0", "ROCM_VERSION=6.4.0", "HIPBLASLT_VERSION=0.12"});
+  const auto cuda = environment_from_assignments({"PT_VERSION=2.14.0"});
+  for (const char* name : {"Gemm_Hipblaslt_TN_1234", "Gemm_Rocblas_5678"}) {
+    EXPECT_EQ(why_pytorch_cannot_run(name, rocm), std::nullopt) << name;
+    EXPECT_TRUE(why_pytorch_cannot_run(name, cuda).has_value()) << name;
+  }
+  EXPECT_TRUE(why_pytorch_cannot_run(kCublaslt, rocm).has_value());
+}
+
+TEST(PytorchValidators, GemmtuneOwnSolutionsAreLeftOut) {
+  const auto env = environment_from_assignments({"PT_VERSION=2.14.0"});
+  EXPECT_TRUE(why_pytorch_cannot_run("Cpu_Blocked_mc_64_kc_256_nc_1024", env).has_value());
+  EXPECT_TRUE(why_pytorch_cannot_run("Gemmtune_Skinny_rows_1_threads_256", env).has_value());
+}
+
+TEST(PytorchValidators, PtVersionIsRequired) {
+  EXPECT_NO_THROW(require_pytorch_version(environment_from_assignments({"PT_VERSION=2.11.0"})));
+  try {
+    require_pytorch_version(environment_from_assignments({"CUDA_VERSION=13.0"}));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no PT_VERSION"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
