@@ -1,4 +1,4 @@
-// Exit codes of the gemmtune executable; documented in the README and docs/cli.md.
+// Exit codes of the gemmtune executable; documented in the README.
 #pragma once
 
 #include <stdexcept>

@@ -86,7 +86,7 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
       ->capture_default_str();
   cmd.add_option("--providers", tuner.search.providers,
                  "Search only these providers' candidates, e.g. cublas,cublaslt for results "
-                 "PyTorch can run (Default always runs)")
+                 "PyTorch 2.14 or later can run (Default always runs)")
       ->delimiter(',')
       ->check(provider_name())
       ->envname("GEMMTUNE_PROVIDERS");
