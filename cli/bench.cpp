@@ -18,6 +18,7 @@
 #include "cli/number_checks.hpp"
 #include "cli/text_table.hpp"
 #include "cli/tuning_options.hpp"
+#include "db/atomic_file.hpp"
 #include "db/results_store.hpp"
 #include "drivers/backend_factory.hpp"
 #include "drivers/bench/bench_case.hpp"
@@ -145,6 +146,13 @@ std::string format_table(const BenchResult& result) {
 }
 
 void run_bench_command(BenchCliOptions& cli) {
+  // Before anything is measured: the report files are written at the end, and a path that cannot
+  // take them would throw the whole run's measurements away.
+  if (!cli.output_csv.empty()) {
+    check_can_write(cli.output_csv);
+    check_can_write(csv_sidecar_path(cli.output_csv));
+  }
+  if (!cli.output_jsonl.empty()) check_can_write(cli.output_jsonl);
   WorkloadOverrides overrides;
   overrides.dtypes = cli.dtypes;
   if (cli.iterations > 0) overrides.iterations = cli.iterations;

@@ -9,6 +9,7 @@
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/results_view.hpp"
+#include "db/atomic_file.hpp"
 #include "db/convert.hpp"
 #include "db/results_store.hpp"
 #include "tuner/error.hpp"
@@ -42,6 +43,7 @@ void check_output(const DbConvertOptions& o) {
           fmt::format("{}: the output is also an input; write to another file", o.output));
     }
   }
+  check_can_write(o.output);  // before the input is read: a missing directory, say
   std::error_code ec;
   if (!o.force && std::filesystem::exists(o.output, ec)) {
     throw InputError(fmt::format(
@@ -127,12 +129,30 @@ void setup_db_convert(CLI::App& db) {
   cmd->add_option("output", options->output, "Results file to write (format by extension)")
       ->required();
   cmd->add_option("--environment", options->environment,
-                  "Convert only the N-th environment of a multi-environment database (1-based)");
+                  "Convert only the N-th environment of a multi-environment database (1-based)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            return text.find_first_not_of("0123456789") == std::string::npos &&
+                           text.find_first_not_of('0') != std::string::npos
+                       ? std::string()
+                       : "environments are numbered from 1";
+          },
+          "N ≥ 1"));
   cmd->add_option(
       "--for-pytorch", options->for_pytorch,
       "Write for PyTorch TunableOp: use exactly this PyTorch results file's validators");
   cmd->add_option("--validator", options->validators,
-                  "Write for PyTorch TunableOp with this validator (KEY=VALUE, repeatable)");
+                  "Write for PyTorch TunableOp with this validator (KEY=VALUE, repeatable)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            try {
+              environment_from_assignments({text});
+              return {};
+            } catch (const InputError& e) {
+              return e.what();
+            }
+          },
+          "KEY=VALUE"));
   cmd->add_flag("--strict", options->strict, "Fail on the first bad line instead of skipping it");
   cmd->add_flag("--force", options->force, "Replace the output file if it exists");
   cmd->callback([options] { run_db_convert(*options); });

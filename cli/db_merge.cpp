@@ -31,9 +31,13 @@ void add_tables(std::vector<MergeSource>& sources, const std::string& path,
     throw ExitWith(ExitCode::BadInput,
                    fmt::format("{}: {}; nothing was merged", path, diagnostics.summary()));
   }
-  for (auto& table : tables) {
-    if (holds_nothing(table, diagnostics)) continue;
-    sources.push_back({path, std::move(table)});
+  // A database of several environments gives one source each, named by number (as `db show`
+  // and `db convert --environment N` number them), so that a refusal says which.
+  const bool several = tables.size() > 1;
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    if (holds_nothing(tables[i], diagnostics)) continue;
+    sources.push_back(
+        {several ? fmt::format("{} (environment {})", path, i + 1) : path, std::move(tables[i])});
   }
 }
 
@@ -104,7 +108,9 @@ void run_db_merge(const DbMergeOptions& options) {
       merged.result.refused.size());
   if (!merged.result.refused.empty()) {
     throw ExitWith(ExitCode::ValidatorMismatch,
-                   "some inputs were measured in a different environment and were not merged");
+                   "some inputs were measured in a different environment and were not merged "
+                   "(a merge writes one environment: merge each into a file of its own, "
+                   "`db convert --environment N` takes one out of a database)");
   }
 }
 

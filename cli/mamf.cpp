@@ -27,6 +27,7 @@
 #include "drivers/mamf/mamf_report.hpp"
 #include "drivers/mamf/mamf_run.hpp"
 #include "drivers/mamf/shape_range.hpp"
+#include "drivers/tune_problems.hpp"
 #include "tuner/error.hpp"
 #include "tuner/numerical_check.hpp"
 
@@ -191,6 +192,10 @@ void run_mamf_command(MamfCliOptions& cli, const std::string& command_line) {
   MamfResult result;
   try {
     result = run_mamf(o, console, command_line);
+  } catch (const ValidatorMismatchError& e) {
+    console.finish();
+    sigaction(SIGINT, &previous, nullptr);
+    throw ExitWith(ExitCode::ValidatorMismatch, e.what());
   } catch (...) {
     console.finish();
     sigaction(SIGINT, &previous, nullptr);

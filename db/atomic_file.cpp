@@ -18,8 +18,27 @@
 namespace gemmtune {
 namespace {
 
+// Where errno says the file or its file system refused (full, read-only, no permission, a
+// directory in the way, an I/O error), the user has something to fix: bad input naming the file.
+// Anything else is ours: an internal error.
 [[noreturn]] void fail_errno(std::string_view call, const std::filesystem::path& path) {
-  GEMMTUNE_THROW("{}({}) failed: {}", call, path.string(), std::strerror(errno));
+  const int error = errno;
+  switch (error) {
+    case ENOSPC:
+    case EDQUOT:
+    case EROFS:
+    case EACCES:
+    case EPERM:
+    case EISDIR:
+    case ENOTDIR:
+    case ENOENT:
+    case EIO:
+    case EFBIG:
+      throw InputError(fmt::format("{}: cannot be read or written: {} ({} failed)", path.string(),
+                                   std::strerror(error), call));
+    default:
+      GEMMTUNE_THROW("{}({}) failed: {}", call, path.string(), std::strerror(error));
+  }
 }
 
 // Owns a file descriptor; closing in the destructor never throws (close errors on the success
@@ -279,6 +298,15 @@ void check_can_write(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, ec)) {
     throw InputError(fmt::format("{}: is a directory, not a file", path.string()));
   }
+}
+
+void require_regular_file(std::string_view label, const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) return;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(fmt::format("{}: is a directory, not a file", label));
+  }
+  throw InputError(fmt::format("{}: no such file", label));
 }
 
 }  // namespace gemmtune

@@ -87,4 +87,8 @@ void rewrite_file_atomically(
 // before they do work whose result they would then fail to save (a tuning run).
 void check_can_write(const std::filesystem::path& path);
 
+// Throws InputError "<label>: no such file" (or "is a directory, not a file") unless `path` is a
+// regular file: for a results file to be read, which opening as a database would create, empty.
+void require_regular_file(std::string_view label, const std::filesystem::path& path);
+
 }  // namespace gemmtune

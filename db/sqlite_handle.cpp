@@ -7,7 +7,10 @@
 namespace gemmtune {
 namespace {
 
-constexpr int kBusyTimeoutMs = 5000;
+// Several tuning processes write one database, each for milliseconds at a time; a lock held
+// longer is another program's (a browser with a transaction open), and worth a wait before the
+// run gives up on it.
+constexpr int kBusyTimeoutMs = 30000;
 
 // "file:PATH?immutable=1", with the characters that mean something in a URI escaped.
 std::string immutable_uri(const std::filesystem::path& path) {
@@ -24,10 +27,37 @@ std::string immutable_uri(const std::filesystem::path& path) {
 
 }  // namespace
 
+void throw_sqlite_failure(int rc, sqlite3* db, std::string_view what, const char* file, int line) {
+  const char* name = db != nullptr ? sqlite3_db_filename(db, "main") : nullptr;
+  const std::string path = name != nullptr && *name != '\0' ? name : "the database";
+  switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      throw InputError(
+          fmt::format("{}: locked by another process for more than {} s; this step "
+                      "wrote nothing ({})",
+                      path, kBusyTimeoutMs / 1000, what));
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      throw InputError(fmt::format("{}: the database file is damaged ({})", path, what));
+    case SQLITE_FULL:
+      throw InputError(fmt::format("{}: cannot be written: the disk is full ({})", path, what));
+    case SQLITE_IOERR:
+      throw InputError(fmt::format("{}: cannot be read or written: I/O error ({})", path, what));
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_CANTOPEN:
+      throw InputError(fmt::format("{}: cannot be written ({})", path, what));
+    default:
+      throw_error(file, line, what);
+  }
+}
+
 void sqlite_check(int rc, sqlite3* db, std::string_view call, const char* file, int line) {
   if (rc == SQLITE_OK) return;
   const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  throw_error(file, line, fmt::format("{} failed: {} (code {})", call, message, rc));
+  throw_sqlite_failure(rc, db, fmt::format("{} failed: {} (code {})", call, message, rc), file,
+                       line);
 }
 
 void SqliteDatabase::Closer::operator()(sqlite3* db) const noexcept {
@@ -125,8 +155,10 @@ void SqliteDatabase::exec(std::string_view sql) {
   if (rc != SQLITE_OK) {
     const std::string message = error != nullptr ? error : sqlite3_errstr(rc);
     sqlite3_free(error);
-    GEMMTUNE_THROW("sqlite3_exec(\"{}\") failed on {}: {} (code {})", text, path_.string(), message,
-                   rc);
+    throw_sqlite_failure(rc, db_.get(),
+                         fmt::format("sqlite3_exec(\"{}\") failed on {}: {} (code {})", text,
+                                     path_.string(), message, rc),
+                         __FILE__, __LINE__);
   }
 }
 
@@ -136,8 +168,10 @@ SqliteStatement::SqliteStatement(SqliteDatabase& db, std::string_view sql) : db_
       sqlite3_prepare_v2(db.get(), sql_.c_str(), static_cast<int>(sql_.size()) + 1, &raw, nullptr);
   stmt_.reset(raw);
   if (rc != SQLITE_OK) {
-    GEMMTUNE_THROW("sqlite3_prepare_v2(\"{}\") failed: {} (code {})", sql_,
-                   sqlite3_errmsg(db.get()), rc);
+    throw_sqlite_failure(rc, db.get(),
+                         fmt::format("sqlite3_prepare_v2(\"{}\") failed: {} (code {})", sql_,
+                                     sqlite3_errmsg(db.get()), rc),
+                         __FILE__, __LINE__);
   }
 }
 
@@ -171,7 +205,10 @@ bool SqliteStatement::step() {
   const int rc = sqlite3_step(stmt_.get());
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  GEMMTUNE_THROW("sqlite3_step(\"{}\") failed: {} (code {})", sql_, sqlite3_errmsg(db_.get()), rc);
+  throw_sqlite_failure(
+      rc, db_.get(),
+      fmt::format("sqlite3_step(\"{}\") failed: {} (code {})", sql_, sqlite3_errmsg(db_.get()), rc),
+      __FILE__, __LINE__);
 }
 
 void SqliteStatement::run() {

@@ -1,11 +1,12 @@
 // RAII handles for SQLite (in the style of SQLiteCpp): a connection, a prepared statement and a
 // transaction.
 //
-// Contract: every sqlite3 return code is checked; a failure throws gemmtune::Error naming the
-// call, the SQL where there is one, and sqlite3_errmsg. Destructors never throw (a failed close
+// Contract: every sqlite3 return code is checked; a failure throws naming the call, the SQL
+// where there is one, and sqlite3_errmsg: an InputError naming the file where the failure is the
+// file's (throw_sqlite_failure), gemmtune::Error otherwise. Destructors never throw (a failed close
 // or rollback is reported on stderr). Connections that write run in WAL mode where SQLite can
 // use it (otherwise in the rollback journal it keeps, as safe: sqlite_handle.cpp says why), with
-// a 5 s busy timeout so that several tuning processes can write one database; write transactions
+// a 30 s busy timeout so that several tuning processes can write one database; write transactions
 // start IMMEDIATE so that two writers queue on the busy timeout instead of failing with
 // SQLITE_BUSY on lock upgrade.
 // A read-only connection changes nothing, not even the journal mode. A path that cannot be
@@ -24,7 +25,15 @@
 
 namespace gemmtune {
 
-// Throws Error("<call> failed: <sqlite3_errmsg> (code N)") unless rc is SQLITE_OK.
+// Throws for a failed SQLite call described by `what`: an InputError naming the database file
+// where SQLite's verdict is on the file rather than on gemmtune's SQL (locked past the busy
+// timeout, damaged, disk full, I/O error, not writable), since those are the user's to fix;
+// gemmtune::Error (an internal error) otherwise.
+[[noreturn]] void throw_sqlite_failure(int rc, sqlite3* db, std::string_view what, const char* file,
+                                       int line);
+
+// Throws as throw_sqlite_failure("<call> failed: <sqlite3_errmsg> (code N)") unless rc is
+// SQLITE_OK.
 void sqlite_check(int rc, sqlite3* db, std::string_view call, const char* file, int line);
 
 #define GEMMTUNE_SQLITE_CHECK(db, call) \

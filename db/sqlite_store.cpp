@@ -1,8 +1,10 @@
 #include "db/sqlite_store.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "db/atomic_file.hpp"
@@ -130,6 +132,7 @@ class SqliteStore final : public ResultsStore {
       Diagnostics& /*diagnostics: rows were checked on insert*/) override {
     if (!has_schema_) return {};  // an empty database, not written to yet
     SqliteTransaction read(db_, SqliteTransaction::Mode::Deferred);  // one consistent snapshot
+    check_integrity();
     std::vector<ResultsTable> tables = read_tables();
     read.commit();
     return tables;
@@ -245,9 +248,41 @@ class SqliteStore final : public ResultsStore {
       if (!create) return false;  // rolled back: a read changed nothing
       db_.exec(kSchema);
       db_.exec(fmt::format("PRAGMA user_version = {}", kSqliteSchemaVersion));
+    } else {
+      check_tables();
     }
     transaction.commit();
     return true;
+  }
+
+  // Our schema version with a table of it dropped (by hand, by another program) would fail the
+  // first save of a run, after its first problem was tuned; it is refused when opened instead.
+  void check_tables() {
+    std::set<std::string> missing = {"environment_validators", "environments", "measurements",
+                                     "results", "runs"};
+    SqliteStatement tables(db_, "SELECT name FROM sqlite_master WHERE type = 'table'");
+    while (tables.step()) missing.erase(tables.column_text(0));
+    if (!missing.empty()) {
+      throw InputError(fmt::format(
+          "{}: a gemmtune database (schema version {}) without its table(s) {}; it was changed "
+          "by another program, and nothing was changed",
+          path().string(), kSqliteSchemaVersion, fmt::join(missing, ", ")));
+    }
+  }
+
+  // SQLite's own check of the file's pages (quick_check: the b-trees, not the indexes' contents),
+  // before results are read from it or a run starts writing to it: a damaged page elsewhere
+  // (the measurements', say) would otherwise fail a run's first save, or go unnoticed by a reader.
+  // Milliseconds for the databases tuning writes.
+  void check_integrity() {
+    SqliteStatement check(db_, "PRAGMA quick_check(1)");
+    const std::string verdict = check.step() ? check.column_text(0) : std::string("no answer");
+    if (verdict != "ok") {
+      throw InputError(fmt::format(
+          "{}: the database file is damaged (PRAGMA quick_check: {}); nothing was changed. The "
+          "sqlite3 shell's .recover command may save its rows",
+          path().string(), verdict));
+    }
   }
 
   // Every environment's table, in load order. Must run inside a transaction.

@@ -24,7 +24,8 @@ std::vector<UntunedEntry> parse_untuned(std::string_view content, std::string_vi
   std::vector<UntunedEntry> entries;
   for (const TextLine& line : split_lines(content)) {
     auto bad = [&](std::string message) {
-      if (line.unterminated) message = "truncated last line (no newline at end of file): " + message;
+      if (line.unterminated)
+        message = "truncated last line (no newline at end of file): " + message;
       diagnostics.error(file, line.number, line.text, std::move(message));
     };
     if (line.text.substr(0, kValidatorPrefix.size()) == kValidatorPrefix) {
@@ -85,8 +86,18 @@ std::vector<std::filesystem::path> expand_patterns(std::span<const std::string> 
     if (rc == GLOB_NOMATCH) throw InputError(fmt::format("'{}' matches no file", pattern));
     if (rc == GLOB_NOSPACE) GEMMTUNE_THROW("glob('{}') ran out of memory", pattern);
     if (rc != 0) throw InputError(fmt::format("'{}': cannot read a directory it names", pattern));
-    // glob(3) sorts its matches already; keep that order.
-    for (std::size_t i = 0; i < matches.gl_pathc; ++i) paths.emplace_back(matches.gl_pathv[i]);
+    // glob(3) sorts its matches already; keep that order. A directory a wildcard matched
+    // ("runs/*" over a run's subdirectory) is not an input; one named outright is, and its read
+    // says it is a directory.
+    const bool wildcard = pattern.find_first_of("*?[") != std::string::npos;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < matches.gl_pathc; ++i) {
+      std::error_code ec;
+      if (wildcard && std::filesystem::is_directory(matches.gl_pathv[i], ec)) continue;
+      paths.emplace_back(matches.gl_pathv[i]);
+      ++kept;
+    }
+    if (kept == 0) throw InputError(fmt::format("'{}' matches directories only, no file", pattern));
   }
   return paths;
 }
@@ -119,8 +130,7 @@ std::string format_untuned(std::span<const UntunedEntry> entries) {
   return out;
 }
 
-void write_untuned_file(const std::filesystem::path& path,
-                        std::span<const UntunedEntry> entries) {
+void write_untuned_file(const std::filesystem::path& path, std::span<const UntunedEntry> entries) {
   write_file_atomically(path, format_untuned(entries));
 }
 

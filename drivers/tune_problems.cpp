@@ -13,10 +13,12 @@ RequestedProblems read_requested_problems(const TuneOptions& options, Diagnostic
   RequestedProblems requested;
   auto& entries = requested.entries;
   if (!options.inputs.empty()) entries = read_untuned_patterns(options.inputs, diagnostics);
-  for (const auto& inline_problem : options.problems) {
-    for (auto& e : parse_untuned(inline_problem, "--problem", diagnostics)) {
-      entries.push_back(std::move(e));
-    }
+  // Every --problem value as a line of one text, so that a message names the value's position
+  // ("--problem:3:") and none is taken for a file's truncated last line.
+  std::string inline_problems;
+  for (const auto& inline_problem : options.problems) inline_problems += inline_problem + "\n";
+  for (auto& e : parse_untuned(inline_problems, "--problem", diagnostics)) {
+    entries.push_back(std::move(e));
   }
   dedupe_untuned(entries);
   requested.all = entries.size();
@@ -37,7 +39,8 @@ RequestedProblems read_requested_problems(const TuneOptions& options, Diagnostic
   return requested;
 }
 
-void add_tuned_signatures(ResultsStore& store, const Environment& environment, SignatureSet& done) {
+void add_tuned_signatures(ResultsStore& store, const Environment& environment, SignatureSet& done,
+                          Diagnostics* warnings) {
   // Before any tuning: a result measured and then refused at its first save is work thrown away.
   check_can_write(store.path());
   if (!std::filesystem::exists(store.path())) return;
@@ -45,6 +48,15 @@ void add_tuned_signatures(ResultsStore& store, const Environment& environment, S
   for (const auto& table : store.load(output_diagnostics)) {
     if (table.environment == environment) {
       for (const auto& e : table.entries) done.emplace(e.op_signature, e.params_signature);
+      if (warnings != nullptr) {
+        for (const Diagnostic& d : output_diagnostics.all()) {
+          if (d.severity != Severity::Error) continue;
+          warnings->warning(d.file, d.line, d.text,
+                            d.message +
+                                " (a line of the output: kept as it is; the problem it "
+                                "holds, if any, is tuned again)");
+        }
+      }
       return;
     }
     // The rule the first save applies (CsvStore::append): a file that holds nothing is replaced.
@@ -52,14 +64,14 @@ void add_tuned_signatures(ResultsStore& store, const Environment& environment, S
       if (table.environment.empty() && table.entries.empty()) {
         throw ValidatorMismatchError(fmt::format(
             "{} holds only lines gemmtune cannot read ({}), and no validators; a CSV file holds "
-            "one environment, so nothing was tuned. Fix or remove those lines, or write to "
+            "one environment, so nothing was measured. Fix or remove those lines, or write to "
             "another file.",
             store.path().string(), output_diagnostics.summary()));
       }
       const auto comparison = compare_environments(table.environment, environment);
       throw ValidatorMismatchError(fmt::format(
           "{} holds results measured in another environment; a CSV file holds one environment, "
-          "so nothing was tuned. Write to another file or to a SQLite database (.db). "
+          "so nothing was measured. Write to another file or to a SQLite database (.db). "
           "Validators:\n{}",
           store.path().string(), comparison.explain()));
     }

@@ -12,7 +12,9 @@
 //   environment, or only lines it cannot read, is refused with ValidatorMismatchError (a CSV file
 //   holds one environment, and appending would mix them); a CSV file that holds nothing
 //   (holds_nothing: blank, a BOM alone) is fine, the first save replaces it. A SQLite store holds
-//   several environments and is never refused.
+//   several environments and is never refused. The store's lines it cannot read are kept as they
+//   are; where `warnings` is given, each becomes a warning there, since its problem (if it has
+//   one) is tuned again and appended.
 #pragma once
 
 #include <set>
@@ -42,6 +44,7 @@ RequestedProblems read_requested_problems(const TuneOptions& options, Diagnostic
 
 using SignatureSet = std::set<std::pair<std::string, std::string>>;
 
-void add_tuned_signatures(ResultsStore& store, const Environment& environment, SignatureSet& done);
+void add_tuned_signatures(ResultsStore& store, const Environment& environment, SignatureSet& done,
+                          Diagnostics* warnings = nullptr);
 
 }  // namespace gemmtune

@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <set>
 
 #include "db/results_store.hpp"
 #include "db/untuned_file.hpp"
@@ -20,7 +22,8 @@ std::atomic<int> g_stop_requests{0};  // lock-free, so a signal handler may touc
 
 // One device, in this process.
 void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entries,
-               TuneSummary& summary, TuneObserver& observer, const std::string& command_line) {
+               TuneSummary& summary, TuneObserver& observer, const std::string& command_line,
+               Diagnostics& diagnostics) {
   const auto started = std::chrono::system_clock::now();
   BackendSession session = open_backend(options.backend, options.device);
   Backend& backend = *session.backend;
@@ -30,7 +33,7 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
 
   auto store = open_results_store(with_rank(options.output, options.shard));
   SignatureSet done;
-  add_tuned_signatures(*store, environment, done);
+  add_tuned_signatures(*store, environment, done, &diagnostics);
   std::vector<const UntunedEntry*> todo;
   for (const auto& e : entries) {
     if (done.count({e.op_signature, e.params_signature})) {
@@ -114,12 +117,26 @@ TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneO
   summary.requested = requested.entries.size();
   summary.all_problems = requested.all;
   if (requested.all == 0) {
+    // The lines' own messages too: the caller prints them only after a run.
+    std::string lines = diagnostics.format_all();
+    if (!lines.empty()) lines.pop_back();
     throw InputError(summary.bad_lines
-                         ? fmt::format("no usable problems: {}", diagnostics.summary())
+                         ? fmt::format("no usable problems: {}:\n{}", diagnostics.summary(), lines)
                          : std::string("no problems to tune: give untuned files or --problem"));
   }
+  // An untuned file given as the output too would be refused later as a results file of no
+  // environment, which says nothing of the mistake.
+  std::set<std::string> inputs;
+  for (const auto& e : requested.entries) inputs.insert(e.file);
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    if (!input.empty() && std::filesystem::equivalent(input, options.output, ec)) {
+      throw InputError(fmt::format(
+          "{}: the output is also an input; write the results to another file (-o)", input));
+    }
+  }
   if (options.devices.empty()) {
-    tune_here(options, requested.entries, summary, observer, command_line);
+    tune_here(options, requested.entries, summary, observer, command_line, diagnostics);
   } else {
     if (options.devices.size() > static_cast<std::size_t>(kMaxDevices)) {
       throw InputError(fmt::format("{} devices: at most {} (one worker process each)",

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "db/atomic_file.hpp"
 #include "db/results_store.hpp"
 #include "drivers/bench/pair_measure.hpp"
 #include "drivers/solution_resolver.hpp"
@@ -189,10 +190,7 @@ TunedSolutions load_tuned_solutions(const std::string& file, const Environment& 
   TunedSolutions out;
   out.file = file;
   // Opening a .db that is not there would create it, empty: a misspelt name must be an error.
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) {
-    throw InputError(fmt::format("--results {}: no such file", file));
-  }
+  require_regular_file("--results " + file, file);
   auto tables = open_results_store(file)->load();
   // This environment's table first, so that its entries win.
   std::stable_sort(tables.begin(), tables.end(), [&](const ResultsTable& a, const ResultsTable& b) {

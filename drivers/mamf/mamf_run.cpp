@@ -16,6 +16,7 @@
 #include "drivers/mamf/svg_plot.hpp"
 #include "drivers/monitor/start_monitor.hpp"
 #include "drivers/solution_resolver.hpp"
+#include "drivers/tune_problems.hpp"
 #include "tuner/error.hpp"
 #include "validator/collect.hpp"
 
@@ -56,10 +57,7 @@ std::string device_text(const DeviceProperties& p) {
 std::map<ResultKey, std::string> load_results(const std::string& file, const Environment& env) {
   std::map<ResultKey, std::string> out;
   // Opening a .db that is not there would create it, empty: a misspelt name must be an error.
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) {
-    throw InputError(fmt::format("--results {}: no such file", file));
-  }
+  require_regular_file("--results " + file, file);
   auto store = open_results_store(file);
   auto tables = store->load();
   std::stable_sort(tables.begin(), tables.end(), [&](const ResultsTable& a, const ResultsTable& b) {
@@ -144,7 +142,14 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   const std::string tuned_label =
       o.tuned ? (o.results_file.empty() ? "tuned" : "looked-up or tuned") : "looked-up";
   std::unique_ptr<ResultsStore> store;
-  if (!o.store_file.empty()) store = open_results_store(o.store_file);
+  if (!o.store_file.empty()) {
+    store = open_results_store(o.store_file);
+    // The checks a tuning run makes on its output, before the sweep: a CSV file of another
+    // environment cannot take this run's results (ValidatorMismatchError), and finding that at
+    // each shape's save would measure a whole sweep for nothing.
+    SignatureSet stored;
+    add_tuned_signatures(*store, environment, stored);
+  }
 
   // The dtype must run at all. A shape that cannot (too large, say) is only skipped, with its
   // reason, as in the sweep; blaming the dtype for it would send the user the wrong way.

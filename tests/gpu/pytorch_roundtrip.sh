@@ -13,14 +13,7 @@ work=$2
 here=$(cd "$(dirname "$0")" && pwd)
 python=${GEMMTUNE_PYTHON:-python3}
 
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-  if [ "${GEMMTUNE_REQUIRE_GPU:-0}" = 1 ]; then
-    echo "GEMMTUNE_REQUIRE_GPU=1 but nvidia-smi lists no GPU" >&2
-    exit 1
-  fi
-  echo "skipped: no GPU"
-  exit 77
-fi
+. "$here/skip_without_gpu.sh"
 rm -rf "$work" && mkdir -p "$work" || exit 1
 
 PYTORCH_TUNABLEOP_UNTUNED_FILENAME="$work/pytorch_untuned.csv" \

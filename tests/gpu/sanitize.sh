@@ -9,14 +9,7 @@ tool=$1
 binary=$2
 shift 2
 
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-  if [ "${GEMMTUNE_REQUIRE_GPU:-0}" = 1 ]; then
-    echo "GEMMTUNE_REQUIRE_GPU=1 but nvidia-smi lists no GPU" >&2
-    exit 1
-  fi
-  echo "skipped: no GPU"
-  exit 77
-fi
+. "$(dirname "$0")/skip_without_gpu.sh"
 sanitizer=${GEMMTUNE_COMPUTE_SANITIZER:-$(command -v compute-sanitizer || true)}
 if [ -z "$sanitizer" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
   sanitizer=/usr/local/cuda/bin/compute-sanitizer

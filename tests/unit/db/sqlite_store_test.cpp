@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <future>
 
 #include "db/sqlite_handle.hpp"
@@ -333,6 +335,56 @@ TEST(SqliteStore, WhereWalIsNotAvailableKeepsTheRollbackJournal) {
   EXPECT_EQ(SqliteDatabase(path, SqliteDatabase::Access::ReadOnly).journal_mode(), "delete");
   EXPECT_EQ(SqliteDatabase(path).journal_mode(), "wal");  // where it can, the first writer switches
   EXPECT_EQ(make_sqlite_store(path)->load().at(0).entries.size(), 1u);
+}
+
+TEST(SqliteStore, ADatabaseMissingOneOfItsTablesIsRefusedWhenOpened) {
+  testing::TempDir dir;
+  const auto path = dir / "r.db";
+  make_sqlite_store(path)->append(kEnvA, entry("nn_8_8_8_ld_8_8_8", "Default", 0.5), {});
+  SqliteDatabase(path).exec("DROP TABLE measurements");
+  try {
+    make_sqlite_store(path);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("without its table(s) measurements"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SqliteStore, ADamagedDatabaseIsRefusedBeforeAnythingIsReadFromIt) {
+  testing::TempDir dir;
+  const auto path = dir / "r.db";
+  make_sqlite_store(path)->append(kEnvA, entry("nn_8_8_8_ld_8_8_8", "Default", 0.5), {});
+  // Closed: the last connection checkpointed the WAL into the file. Zero its third page, a
+  // table's root (the schema alone takes eight pages of 4 KiB).
+  ASSERT_GE(std::filesystem::file_size(path), 3u * 4096);
+  {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(2 * 4096);
+    const std::string zeros(4096, '\0');
+    file.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+  }
+  try {
+    make_sqlite_store(path)->load();
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("the database file is damaged"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SqliteHandle, FailuresOfTheFileAreBadInputNamingIt) {
+  testing::TempDir dir;
+  SqliteDatabase db(dir / "h.db");
+  for (int rc : {SQLITE_BUSY, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_IOERR_WRITE, SQLITE_READONLY}) {
+    try {
+      throw_sqlite_failure(rc, db.get(), "a call failed", __FILE__, __LINE__);
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("h.db"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(throw_sqlite_failure(SQLITE_MISUSE, db.get(), "a call failed", __FILE__, __LINE__),
+               Error);
 }
 
 TEST(SqliteHandle, ErrorsNameTheCallAndSqliteMessage) {

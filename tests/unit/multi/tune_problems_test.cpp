@@ -80,5 +80,31 @@ TEST(TuneProblems, AnOutputWithOnlyBadLinesIsRefusedBeforeTuning) {
   EXPECT_EQ(testing::read_text(path), bad);
 }
 
+TEST(TuneProblems, LinesOfTheOutputItCannotReadAreWarnedAboutAndKept) {
+  testing::TempDir dir;
+  const auto path = dir / "out.csv";
+  {
+    CountingObserver observer;
+    run(options(path), observer);
+  }
+  // Spoil the first entry's time, as a hand edit might.
+  std::string text = testing::read_text(path);
+  const auto entry = text.find("GemmTunableOp_float_NN,nn_8_16_16_ld_8_16_8,");
+  ASSERT_NE(entry, std::string::npos);
+  const auto time = text.rfind(',', text.find('\n', entry));
+  text.replace(time + 1, text.find('\n', entry) - time - 1, "fast");
+  testing::write_text(path, text);
+
+  Diagnostics diagnostics;
+  CountingObserver observer;
+  const TuneSummary summary = run_tune(options(path), diagnostics, observer, "tune_problems_test");
+  EXPECT_EQ(summary.tuned.size(), 1u);  // the spoilt one again
+  EXPECT_EQ(diagnostics.error_count(), 0u);
+  ASSERT_EQ(diagnostics.warning_count(), 1u);
+  EXPECT_NE(diagnostics.format_all().find("is tuned again"), std::string::npos)
+      << diagnostics.format_all();
+  EXPECT_NE(testing::read_text(path).find(",fast\n"), std::string::npos);  // kept as it was
+}
+
 }  // namespace
 }  // namespace gemmtune

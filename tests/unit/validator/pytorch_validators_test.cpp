@@ -43,6 +43,30 @@ TEST(PytorchValidators, CublasltNamesNeedPytorch214OnCuda) {
   EXPECT_TRUE(why_pytorch_cannot_run(kCublaslt, unreadable).has_value());
 }
 
+TEST(PytorchValidators, CublasltNamesMustBeInPytorchsFormat) {
+  const auto env = environment_from_assignments({"PT_VERSION=2.14.0"});
+  EXPECT_EQ(why_pytorch_cannot_run(
+                "Gemm_Cublaslt_id_-1_tile_4294967295_stages_0_splitk_-2_red_0_swizzle_1_custom_"
+                "0_inner_65535_cluster_0",
+                env),
+            std::nullopt);
+  for (const char* bad :
+       {"Gemm_Cublaslt_garbage",
+        "Gemm_Cublaslt_id_66_tile_4294967296_stages_8_splitk_1_red_0_swizzle_0_custom_0_inner_0_"
+        "cluster_0",
+        "Gemm_Cublaslt_id_66_tile_20_stages_8_splitk_1_red_0_swizzle_0_custom_0_inner_70000_"
+        "cluster_0",
+        "Gemm_Cublaslt_id_66_tile_20_stages_8_splitk_1_red_0_swizzle_0_custom_0",
+        "Gemm_Cublaslt_id_66_tile_20_stages_8_splitk_1_red_0_swizzle_0_custom_0_inner_0_cluster_0x",
+        "Gemm_Cublaslt_id_66_tile__stages_8_splitk_1_red_0_swizzle_0_custom_0_inner_0_cluster_0",
+        "Gemm_Cublaslt_id_66_tile_-3_stages_8_splitk_1_red_0_swizzle_0_custom_0_inner_0_cluster_"
+        "0"}) {
+    const auto why = why_pytorch_cannot_run(bad, env);
+    ASSERT_TRUE(why.has_value()) << bad;
+    EXPECT_NE(why->find("PyTorch's format"), std::string::npos) << *why;
+  }
+}
+
 TEST(PytorchValidators, RocmNamesOnRocmOnly) {
   const auto rocm = environment_from_assignments(
       {"PT_VERSION=2.11.0", "ROCM_VERSION=6.4.0", "HIPBLASLT_VERSION=0.12"});
