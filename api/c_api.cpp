@@ -7,8 +7,10 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string>
 
+#include "api/call_checks.hpp"
 #include "gemmtune/context.hpp"
 #include "tuner/error.hpp"
 
@@ -40,6 +42,8 @@ gemmtune_status guarded(F&& f) {
     return f();
   } catch (const gemmtune::InputError& e) {
     return fail(GEMMTUNE_ERROR_BAD_INPUT, e.what());
+  } catch (const std::invalid_argument& e) {  // a setting the C++ API refuses
+    return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT, e.what());
   } catch (const std::bad_alloc&) {
     return fail(GEMMTUNE_ERROR_INTERNAL, "out of memory");
   } catch (const std::exception& e) {
@@ -115,8 +119,8 @@ gemmtune_status copy_out(std::string_view text, char* out, size_t size) {
   return GEMMTUNE_SUCCESS;
 }
 
-#define GEMMTUNE_NEED(ptr)                                                         \
-  do {                                                                             \
+#define GEMMTUNE_NEED(ptr)                                                               \
+  do {                                                                                   \
     if ((ptr) == nullptr) return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT, #ptr " is null"); \
   } while (false)
 
@@ -143,9 +147,13 @@ void gemmtune_problem_init(gemmtune_problem* problem, gemmtune_op op, gemmtune_d
   if (problem == nullptr) return;
   const auto ta = gemmtune::transpose_from_char(transa).value_or(gemmtune::Transpose::N);
   const auto tb = gemmtune::transpose_from_char(transb).value_or(gemmtune::Transpose::N);
-  from_problem(gemmtune::Problem::make(static_cast<OpKind>(op), static_cast<DType>(dtype), ta,
-                                       tb, m, n, k),
-               problem);
+  from_problem(
+      gemmtune::Problem::make(static_cast<OpKind>(op), static_cast<DType>(dtype), ta, tb, m, n, k),
+      problem);
+  // What was given, where it is not a transpose: every call with the problem is then refused as
+  // invalid, where 'n' in its place would have computed another GEMM without a word.
+  if (!gemmtune::transpose_from_char(transa)) problem->transa = transa;
+  if (!gemmtune::transpose_from_char(transb)) problem->transb = transb;
 }
 
 gemmtune_status gemmtune_problem_parse(const char* op_signature, const char* params_signature,
@@ -200,7 +208,7 @@ gemmtune_status gemmtune_create_with_options(const gemmtune_options* o,
   options.max_tuning_iterations = o->max_tuning_iterations;
   options.max_warmup_duration_ms = o->max_warmup_duration_ms;
   options.max_warmup_iterations = o->max_warmup_iterations;
-  return create(std::move(options), context);
+  return create(std::move(options), context);  // limits out of range: INVALID_ARGUMENT
 }
 
 void gemmtune_destroy(gemmtune_context* context) {
@@ -209,11 +217,14 @@ void gemmtune_destroy(gemmtune_context* context) {
 
 gemmtune_status gemmtune_gemm_ex(gemmtune_context* context, const gemmtune_problem* problem,
                                  const void* a, const void* b, void* c, const void* bias,
-                                 void* workspace, size_t workspace_bytes, double alpha,
-                                 double beta, void* stream) {
+                                 void* workspace, size_t workspace_bytes, double alpha, double beta,
+                                 void* stream) {
   GEMMTUNE_NEED(context);
   gemmtune::Problem p;
-  if (!to_problem(problem, p)) return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT, "invalid problem");
+  if (!to_problem(problem, p)) {
+    return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT,
+                "invalid problem: an op, dtype or transpose (n, t or c) out of range");
+  }
   gemmtune::Operands ops;
   ops.a = a;
   ops.b = b;
@@ -223,6 +234,9 @@ gemmtune_status gemmtune_gemm_ex(gemmtune_context* context, const gemmtune_probl
   ops.workspace_bytes = workspace_bytes;
   ops.alpha = alpha;
   ops.beta = beta;
+  if (auto why = gemmtune::api::invalid_call(p, ops)) {
+    return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT, *why);
+  }
   return guarded([&] {
     const gemmtune::RunStatus status = context->context.gemm(p, ops, stream);
     return status.ok ? GEMMTUNE_SUCCESS : fail(GEMMTUNE_ERROR_RUN_FAILED, status.error);
@@ -247,14 +261,14 @@ gemmtune_status gemmtune_lookup(gemmtune_context* context, const gemmtune_proble
   });
 }
 
-#define GEMMTUNE_C_FLAG(set_name, get_name, setter, getter)                          \
-  gemmtune_status set_name(gemmtune_context* context, int on) {                      \
-    GEMMTUNE_NEED(context);                                                          \
-    context->context.setter(on != 0);                                                \
-    return GEMMTUNE_SUCCESS;                                                         \
-  }                                                                                  \
-  int get_name(const gemmtune_context* context) {                                    \
-    return context != nullptr && context->context.getter() ? 1 : 0;                 \
+#define GEMMTUNE_C_FLAG(set_name, get_name, setter, getter)         \
+  gemmtune_status set_name(gemmtune_context* context, int on) {     \
+    GEMMTUNE_NEED(context);                                         \
+    context->context.setter(on != 0);                               \
+    return GEMMTUNE_SUCCESS;                                        \
+  }                                                                 \
+  int get_name(const gemmtune_context* context) {                   \
+    return context != nullptr && context->context.getter() ? 1 : 0; \
   }
 GEMMTUNE_C_FLAG(gemmtune_enable, gemmtune_is_enabled, enable, is_enabled)
 GEMMTUNE_C_FLAG(gemmtune_tuning_enable, gemmtune_tuning_is_enabled, tuning_enable,
@@ -269,15 +283,17 @@ gemmtune_status gemmtune_set_verbose(gemmtune_context* context, int on) {
   return GEMMTUNE_SUCCESS;
 }
 
-#define GEMMTUNE_C_SETTING(set_name, get_name, type, setter, getter)                  \
-  gemmtune_status set_name(gemmtune_context* context, type value) {                   \
-    GEMMTUNE_NEED(context);                                                           \
-    if (value < 0) return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT, "negative value");    \
-    context->context.setter(value);                                                   \
-    return GEMMTUNE_SUCCESS;                                                          \
-  }                                                                                   \
-  type get_name(const gemmtune_context* context) {                                    \
-    return context != nullptr ? context->context.getter() : type{};                   \
+#define GEMMTUNE_C_SETTING(set_name, get_name, type, setter, getter) \
+  gemmtune_status set_name(gemmtune_context* context, type value) {  \
+    GEMMTUNE_NEED(context);                                          \
+    if (auto why = gemmtune::api::invalid_limit(#set_name, value)) { \
+      return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT, *why);            \
+    }                                                                \
+    context->context.setter(value);                                  \
+    return GEMMTUNE_SUCCESS;                                         \
+  }                                                                  \
+  type get_name(const gemmtune_context* context) {                   \
+    return context != nullptr ? context->context.getter() : type{};  \
   }
 GEMMTUNE_C_SETTING(gemmtune_set_max_tuning_duration, gemmtune_get_max_tuning_duration, double,
                    set_max_tuning_duration, max_tuning_duration)
@@ -318,8 +334,7 @@ gemmtune_status gemmtune_set_untuned_filename(gemmtune_context* context, const c
 gemmtune_status gemmtune_read_file(gemmtune_context* context, const char* filename) {
   GEMMTUNE_NEED(context);
   return guarded([&] {
-    const gemmtune::LoadReport r =
-        context->context.read_file(filename != nullptr ? filename : "");
+    const gemmtune::LoadReport r = context->context.read_file(filename != nullptr ? filename : "");
     if (r.accepted) return GEMMTUNE_SUCCESS;
     // Unreadable files say "could not be read"; everything else refused is a mismatch.
     const bool unreadable = r.message.find("could not be read") != std::string::npos;
@@ -351,29 +366,42 @@ gemmtune_status gemmtune_tune_file(gemmtune_context* context, const char* untune
     if (tuned != nullptr) *tuned = r.tuned;
     if (failed != nullptr) *failed = r.failed.size();
     if (r.ok()) return GEMMTUNE_SUCCESS;
-    std::string why = fmt::format("{} problem(s) not tuned, {} bad line(s)", r.failed.size(),
-                                  r.bad_lines);
+    if (!r.file_error.empty()) return fail(GEMMTUNE_ERROR_BAD_INPUT, r.file_error);
+    std::string why =
+        fmt::format("{} problem(s) not tuned, {} bad line(s)", r.failed.size(), r.bad_lines);
     for (const auto& f : r.failed) why += "\n  " + f;
     return fail(GEMMTUNE_ERROR_BAD_INPUT, std::move(why));
   });
 }
 
-const char* gemmtune_last_error(void) { return t_last_error.c_str(); }
+const char* gemmtune_last_error(void) {
+  return t_last_error.c_str();
+}
 
 const char* gemmtune_status_string(gemmtune_status status) {
   switch (status) {
-    case GEMMTUNE_SUCCESS: return "success";
-    case GEMMTUNE_ERROR_INVALID_ARGUMENT: return "invalid argument";
-    case GEMMTUNE_ERROR_BAD_INPUT: return "bad input";
-    case GEMMTUNE_ERROR_VALIDATOR_MISMATCH: return "validator mismatch";
-    case GEMMTUNE_ERROR_RUN_FAILED: return "run failed";
-    case GEMMTUNE_ERROR_UNAVAILABLE: return "unavailable";
-    case GEMMTUNE_ERROR_BUFFER_TOO_SMALL: return "buffer too small";
-    case GEMMTUNE_ERROR_INTERNAL: return "internal error";
+    case GEMMTUNE_SUCCESS:
+      return "success";
+    case GEMMTUNE_ERROR_INVALID_ARGUMENT:
+      return "invalid argument";
+    case GEMMTUNE_ERROR_BAD_INPUT:
+      return "bad input";
+    case GEMMTUNE_ERROR_VALIDATOR_MISMATCH:
+      return "validator mismatch";
+    case GEMMTUNE_ERROR_RUN_FAILED:
+      return "run failed";
+    case GEMMTUNE_ERROR_UNAVAILABLE:
+      return "unavailable";
+    case GEMMTUNE_ERROR_BUFFER_TOO_SMALL:
+      return "buffer too small";
+    case GEMMTUNE_ERROR_INTERNAL:
+      return "internal error";
   }
   return "unknown status";
 }
 
-const char* gemmtune_library_version(void) { return GEMMTUNE_VERSION_STRING; }
+const char* gemmtune_library_version(void) {
+  return GEMMTUNE_VERSION_STRING;
+}
 
 }  // extern "C"

@@ -2,6 +2,10 @@
 // (api/context_impl.cpp).
 #include "api/context_impl.hpp"
 
+#include <stdexcept>
+
+#include "api/call_checks.hpp"
+
 namespace gemmtune {
 using namespace context_flags;
 
@@ -26,7 +30,25 @@ std::string_view library_version() {
 // ---- Context ------------------------------------------------------------------------------
 
 Context::Context() : Context(Options::from_environment()) {}
-Context::Context(Options options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+namespace {
+Options checked(Options options) {
+  for (const auto& [name, value] :
+       {std::pair{"max_tuning_duration_ms", options.max_tuning_duration_ms},
+        std::pair{"max_tuning_iterations", static_cast<double>(options.max_tuning_iterations)},
+        std::pair{"max_warmup_duration_ms", options.max_warmup_duration_ms},
+        std::pair{"max_warmup_iterations", static_cast<double>(options.max_warmup_iterations)}}) {
+    if (auto why = api::invalid_limit(name, value)) throw std::invalid_argument(*why);
+  }
+  if (options.rotating_buffer_mb) {
+    if (auto why = api::invalid_limit("rotating_buffer_mb", *options.rotating_buffer_mb)) {
+      throw std::invalid_argument(*why);
+    }
+  }
+  return options;
+}
+}  // namespace
+
+Context::Context(Options options) : impl_(std::make_unique<Impl>(checked(std::move(options)))) {}
 Context::~Context() = default;
 
 RunStatus Context::gemm(const Problem& problem, const void* a, const void* b, void* c, double alpha,
@@ -62,6 +84,13 @@ void set_flag(std::atomic<unsigned>& flags, unsigned bit, bool on) {
     flags.fetch_and(~bit);
   }
 }
+
+void check_setting(std::string_view name, double value) {
+  if (auto why = api::invalid_limit(name, value)) throw std::invalid_argument(*why);
+}
+void check_setting(std::string_view name, const std::optional<double>& value) {
+  if (value) check_setting(name, *value);
+}
 }  // namespace
 
 void Context::enable(bool on) {
@@ -91,6 +120,7 @@ bool Context::is_verbose() const {
 
 #define GEMMTUNE_SETTING(setter, getter, type, field)   \
   void Context::setter(type value) {                    \
+    check_setting(#setter, value);                      \
     const api::ContextLock lock(impl_->settings_mutex); \
     impl_->options.field = value;                       \
   }                                                     \
@@ -161,7 +191,7 @@ TuneFileReport Context::tune_file(std::string_view untuned_filename) {
   try {
     problems = read_untuned_file(std::string(untuned_filename), diagnostics);
   } catch (const std::exception& ex) {
-    report.failed.push_back(ex.what());
+    report.file_error = ex.what();  // not a problem that failed: no problem was read
     return report;
   }
   report.bad_lines = diagnostics.error_count();

@@ -3,6 +3,7 @@
 // contract and api/lookup_table.hpp for the hot path.
 #include "api/context_impl.hpp"
 
+#include "api/call_checks.hpp"
 #include "api/problem_key.hpp"
 #include "tuner/unrunnable_solution.hpp"
 
@@ -90,6 +91,9 @@ void Context::Impl::log(std::string_view message) const {
 // ---- hot path -----------------------------------------------------------------------------
 
 RunStatus Context::Impl::gemm(const Problem& caller, const Operands& ops, void* stream) {
+  if (auto why = api::missing_operand(caller, ops)) {
+    return RunStatus::failure(fmt::format("{}: {}", signature(caller), *why));
+  }
   Problem scratch;
   const Problem& p = api::lookup_key(caller, scratch);  // the same layout, as files spell it
   const std::uint64_t h = api::fast_hash(p);
@@ -99,7 +103,14 @@ RunStatus Context::Impl::gemm(const Problem& caller, const Operands& ops, void* 
       e == nullptr || ((f & kEnabled) && e->kind == api::EntryKind::Untuned &&
                        (((f & kTuning) && !e->tuning_attempted.load(std::memory_order_relaxed)) ||
                         ((f & kRecord) && !e->recorded.load(std::memory_order_relaxed))));
-  if (needs_slow_path) e = slow_path(p, h, stream);
+  if (needs_slow_path) {
+    // Checked where a problem is met, not on every call: an invalid one gets no entry (it is not
+    // recorded, tuned or logged as "using Default"), so it comes back here each time.
+    if (auto why = caller.invalid_reason()) {
+      return RunStatus::failure(fmt::format("{}: {}", signature(caller), *why));
+    }
+    e = slow_path(p, h, stream);
+  }
   const api::Resolved& r = resolve(*e, (f & kEnabled) == 0);
   try {
     RunStatus status = run_resolved(*e, r, ops, stream);

@@ -4,6 +4,7 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -42,8 +43,8 @@ void read_bool(std::string_view name, bool& out, std::vector<std::string>& warni
   const std::string_view s(v);
   if (s == "1" || s == "true" || s == "on" || s == "yes" || s == "TRUE" || s == "ON") {
     out = true;
-  } else if (s == "0" || s == "false" || s == "off" || s == "no" || s == "FALSE" ||
-             s == "OFF" || s.empty()) {
+  } else if (s == "0" || s == "false" || s == "off" || s == "no" || s == "FALSE" || s == "OFF" ||
+             s.empty()) {
     out = false;
   } else {
     warnings.push_back(fmt::format("{}='{}' is not 0 or 1; using {}", name, s, out ? 1 : 0));
@@ -57,9 +58,10 @@ void read_number(std::string_view name, T& out, std::vector<std::string>& warnin
   const std::string_view s(v);
   T value{};
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || end != s.data() + s.size() || value < T{}) {
+  if (ec != std::errc() || end != s.data() + s.size() || !(value >= T{}) ||
+      !std::isfinite(static_cast<double>(value))) {
     warnings.push_back(
-        fmt::format("{}='{}' is not a non-negative number; using {}", name, s, out));
+        fmt::format("{}='{}' is not a finite non-negative number; using {}", name, s, out));
     return;
   }
   out = value;
@@ -91,9 +93,11 @@ Options Options::from_environment() {
     const std::string_view s(v);
     double mb = 0;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), mb);
-    if (ec != std::errc() || end != s.data() + s.size() || mb < 0) {
-      w.push_back(fmt::format("GEMMTUNE_ROTATING_BUFFER_MB='{}' is not a non-negative number; "
-                              "using the default (twice the last-level cache)", s));
+    if (ec != std::errc() || end != s.data() + s.size() || !(mb >= 0) || !std::isfinite(mb)) {
+      w.push_back(
+          fmt::format("GEMMTUNE_ROTATING_BUFFER_MB='{}' is not a finite non-negative number; "
+                      "using the default (twice the last-level cache)",
+                      s));
     } else {
       o.rotating_buffer_mb = mb;
     }
@@ -103,7 +107,9 @@ Options Options::from_environment() {
   return o;
 }
 
-std::span<const std::string_view> Options::environment_variables() { return kVariables; }
+std::span<const std::string_view> Options::environment_variables() {
+  return kVariables;
+}
 
 std::string with_device_ordinal(std::string_view filename, int ordinal) {
   std::string name(filename);

@@ -29,7 +29,11 @@ LoadedResults load_results_file(const std::string& path, const Environment& curr
     tables = store->load(diagnostics);
   } catch (const std::exception& e) {
     r.accepted = false;
-    r.message = fmt::format("{} could not be read ({}); every GEMM runs Default", path, e.what());
+    // Not "every GEMM runs Default": a read_file after results were loaded keeps those.
+    r.message = fmt::format(
+        "{} could not be read ({}); none of it is used: its GEMMs run Default (or what an "
+        "earlier file gave them)",
+        path, e.what());
     out.refusal = fmt::format("it could not be read: {}", e.what());
     return out;
   }
@@ -45,7 +49,8 @@ LoadedResults load_results_file(const std::string& path, const Environment& curr
     const Comparison differences = compare_environments(tables.front().environment, current);
     r.accepted = false;
     r.message = fmt::format(
-        "{} was measured in another environment and is not used; every GEMM runs Default. "
+        "{} was measured in another environment, and none of it is used: its GEMMs run Default "
+        "(or what an earlier file gave them). "
         "Validators (file vs this machine):\n{}",
         path, differences.explain());
     std::string mismatches;  // the keys that refuse it; keys one side lacks are noise here

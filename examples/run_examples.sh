@@ -49,7 +49,9 @@ fi
 
 cd "$work/run"
 step "record_tune_lookup (record -> gemmtune tune -> lookup)"
-"$work/build-record_tune_lookup/record_tune_lookup" --cli "$prefix/bin/gemmtune"
+# No --cli: the example runs the package's GEMMTUNE_EXECUTABLE, which must be the installed one
+# (it once pointed into fmt's prefix, /usr/bin/gemmtune).
+"$work/build-record_tune_lookup/record_tune_lookup"
 step "app_lookup: two of its five GEMMs tuned with gemmtune tune, the others run Default"
 "$prefix/bin/gemmtune" tune --backend cpu --max-tuning-duration-ms 5 -o app_results.csv \
   --problem "GemmTunableOp_float_NN,nn_256_256_256_ld_256_256_256" \

@@ -90,6 +90,10 @@ int main(int argc, char** argv) {
   if (in_process) {
     gemmtune::Context ctx(options);
     const gemmtune::TuneFileReport r = ctx.tune_file(untuned);
+    if (!r.file_error.empty()) {
+      std::fprintf(stderr, "   %s\n", r.file_error.c_str());
+      return 1;
+    }
     std::printf("   %zu tuned, %zu already tuned, %zu failed\n", r.tuned, r.already_tuned,
                 r.failed.size());
     if (!r.ok()) return 1;

@@ -77,7 +77,8 @@ struct TuneFileReport {
   std::size_t already_tuned = 0;  // had a result already
   std::size_t bad_lines = 0;
   std::vector<std::string> failed;  // "OP_SIG,PARAMS_SIG: why"
-  bool ok() const { return failed.empty() && bad_lines == 0; }
+  std::string file_error;           // the file itself could not be read (then nothing was tried)
+  bool ok() const { return failed.empty() && bad_lines == 0 && file_error.empty(); }
 };
 
 // One results line as the Context holds it.
@@ -121,6 +122,8 @@ class Context {
   void set_verbose(bool on = true);
   bool is_verbose() const;
 
+  // The tuning limits: finite and >= 0, or std::invalid_argument (as from the constructor, for
+  // Options holding such a limit).
   void set_max_tuning_duration(double ms);
   double max_tuning_duration() const;
   void set_max_tuning_iterations(int iterations);

@@ -28,12 +28,12 @@ typedef struct gemmtune_context gemmtune_context;
 
 typedef enum gemmtune_status {
   GEMMTUNE_SUCCESS = 0,
-  GEMMTUNE_ERROR_INVALID_ARGUMENT = 1, /* a null pointer, a bad problem or setting */
-  GEMMTUNE_ERROR_BAD_INPUT = 2,        /* a file could not be read, a signature not parsed */
+  GEMMTUNE_ERROR_INVALID_ARGUMENT = 1,   /* a null pointer, a bad problem or setting */
+  GEMMTUNE_ERROR_BAD_INPUT = 2,          /* a file could not be read, a signature not parsed */
   GEMMTUNE_ERROR_VALIDATOR_MISMATCH = 3, /* a results file measured elsewhere: not used */
-  GEMMTUNE_ERROR_RUN_FAILED = 4,       /* the solution (or Default) failed to run the GEMM */
-  GEMMTUNE_ERROR_UNAVAILABLE = 5,      /* the backend asked for is not there (no GPU, no CUDA) */
-  GEMMTUNE_ERROR_BUFFER_TOO_SMALL = 6, /* an output string did not fit */
+  GEMMTUNE_ERROR_RUN_FAILED = 4,         /* the solution (or Default) failed to run the GEMM */
+  GEMMTUNE_ERROR_UNAVAILABLE = 5,        /* the backend asked for is not there (no GPU, no CUDA) */
+  GEMMTUNE_ERROR_BUFFER_TOO_SMALL = 6,   /* an output string did not fit */
   GEMMTUNE_ERROR_INTERNAL = 7
 } gemmtune_status;
 
@@ -80,7 +80,9 @@ typedef struct gemmtune_problem {
   int bias_type; /* a gemmtune_dtype, or -1 for none */
 } gemmtune_problem;
 
-/* Fills a problem whose three types are `dtype`, with the smallest leading dimensions. */
+/* Fills a problem whose three types are `dtype`, with the smallest leading dimensions. A transpose
+ * other than 'n', 't' or 'c' (either case) is kept as given, and every call with the problem then
+ * fails with GEMMTUNE_ERROR_INVALID_ARGUMENT. */
 void gemmtune_problem_init(gemmtune_problem* problem, gemmtune_op op, gemmtune_dtype dtype,
                            char transa, char transb, int64_t m, int64_t n, int64_t k);
 /* Parses TunableOp's signatures ("GemmTunableOp_float_NN", "nn_64_64_64_ld_64_64_64"). */
@@ -118,8 +120,8 @@ gemmtune_status gemmtune_gemm(gemmtune_context* context, const gemmtune_problem*
 /* With a bias (GemmAndBias) and an optional workspace of your own (NULL, 0: the context's). */
 gemmtune_status gemmtune_gemm_ex(gemmtune_context* context, const gemmtune_problem* problem,
                                  const void* a, const void* b, void* c, const void* bias,
-                                 void* workspace, size_t workspace_bytes, double alpha,
-                                 double beta, void* stream);
+                                 void* workspace, size_t workspace_bytes, double alpha, double beta,
+                                 void* stream);
 /* The solution gemmtune_gemm would run: its name into `name` (NUL-terminated), and why. */
 gemmtune_status gemmtune_lookup(gemmtune_context* context, const gemmtune_problem* problem,
                                 char* name, size_t name_size, gemmtune_source* source);
@@ -145,12 +147,12 @@ int gemmtune_get_max_warmup_iterations(const gemmtune_context* context);
 /* Files. A NULL filename means the context's results file. */
 gemmtune_status gemmtune_set_filename(gemmtune_context* context, const char* filename,
                                       int insert_device_ordinal);
-gemmtune_status gemmtune_get_filename(const gemmtune_context* context, char* filename,
-                                      size_t size);
+gemmtune_status gemmtune_get_filename(const gemmtune_context* context, char* filename, size_t size);
 gemmtune_status gemmtune_set_untuned_filename(gemmtune_context* context, const char* filename,
                                               int insert_device_ordinal);
-/* GEMMTUNE_ERROR_VALIDATOR_MISMATCH or _BAD_INPUT when the file is refused (the context keeps
- * running with Default; gemmtune_last_error() explains). A missing file is a success. */
+/* GEMMTUNE_ERROR_VALIDATOR_MISMATCH or _BAD_INPUT when the file is refused (none of it is used:
+ * the context keeps running what it ran before, Default where it had nothing;
+ * gemmtune_last_error() explains). A missing file is a success. */
 gemmtune_status gemmtune_read_file(gemmtune_context* context, const char* filename);
 gemmtune_status gemmtune_write_file(gemmtune_context* context, const char* filename);
 gemmtune_status gemmtune_write_file_on_exit(gemmtune_context* context, int on);

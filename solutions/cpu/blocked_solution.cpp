@@ -26,7 +26,8 @@ typedef float Vf32 __attribute__((vector_size(32)));
 typedef double Vf64 __attribute__((vector_size(32)));
 
 template <class V, class S>
-[[gnu::always_inline]] inline void micro_kernel_body(int kc, const S* a, const S* b, S* c, int ldc) {
+[[gnu::always_inline]] inline void micro_kernel_body(int kc, const S* a, const S* b, S* c,
+                                                     int ldc) {
   constexpr int MR = MicroTile<S>::mr, NR = MicroTile<S>::nr;
   constexpr int W = static_cast<int>(sizeof(V) / sizeof(S));
   constexpr int NV = NR / W;
@@ -53,8 +54,7 @@ template <class V, class S>
 // binary still runs on any x86-64 while using the vectors this machine has. Not under
 // ThreadSanitizer: the loader runs the picker (an instrumented ifunc resolver) before TSan's
 // runtime is up, and every binary crashed at start (scripts/sanitize.sh thread).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-    !defined(__SANITIZE_THREAD__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define GEMMTUNE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define GEMMTUNE_CLONES
@@ -134,7 +134,8 @@ void blocked_gemm(const Problem& p, const Operands& o, const BlockedTile& tile, 
   constexpr int MR = MicroTile<Acc>::mr, NR = MicroTile<Acc>::nr;
   const std::int64_t mc_pad = (tile.mc + MR - 1) / MR * MR;
   const std::int64_t nc_pad = (tile.nc + NR - 1) / NR * NR;
-  Acc* a_pack = scratch.get<Acc>(static_cast<std::size_t>(mc_pad * tile.kc + nc_pad * tile.kc + mc_pad * nc_pad));
+  Acc* a_pack = scratch.get<Acc>(
+      static_cast<std::size_t>(mc_pad * tile.kc + nc_pad * tile.kc + mc_pad * nc_pad));
   Acc* b_pack = a_pack + mc_pad * tile.kc;
   Acc* c_tile = b_pack + nc_pad * tile.kc;
 
@@ -191,7 +192,8 @@ void blocked_gemm(const Problem& p, const Operands& o, const BlockedTile& tile, 
         for (std::int64_t j = 0; j < nb; ++j) {
           Elem* column = Cb + (jc + j) * p.ldc + ic;
           for (std::int64_t i = 0; i < mb; ++i) {
-            Acc v = alpha * c_tile[i * nc_pad + j];
+            // alpha = 0 reads no product, as in BLAS: a NaN or Inf in A or B does not reach C.
+            Acc v = alpha == Acc{0} ? Acc{0} : alpha * c_tile[i * nc_pad + j];
             if (beta != Acc{0}) v += beta * T::load(column[i]);
             if (bias) v += T::load(bias[ic + i]);
             column[i] = T::store(v);
@@ -210,13 +212,15 @@ class BlockedSolution final : public Solution {
 
   Support supports(const Problem& p) const override {
     if (auto why = p.invalid_reason()) return Support::no(*why);
-    if (p.op == OpKind::ScaledGemm) return Support::no("fp8 ScaledGemm is left to Default on the CPU");
+    if (p.op == OpKind::ScaledGemm)
+      return Support::no("fp8 ScaledGemm is left to Default on the CPU");
     switch (p.a_type) {
       case DType::Float32:
       case DType::TF32:
       case DType::Float64:
       case DType::Float16:
-      case DType::BFloat16: return Support::yes();
+      case DType::BFloat16:
+        return Support::yes();
       default:
         return Support::no(fmt::format("no blocked kernel for {}", info(p.a_type).cli_name));
     }
@@ -226,19 +230,36 @@ class BlockedSolution final : public Solution {
     if (p.has_bias() && !o.bias) return RunStatus::failure("GemmAndBias without a bias pointer");
     switch (p.a_type) {
       case DType::Float32:
-      case DType::TF32: blocked_gemm<Storage::F32>(p, o, tile_, scratch_); break;
-      case DType::Float64: blocked_gemm<Storage::F64>(p, o, tile_, scratch_); break;
-      case DType::Float16: blocked_gemm<Storage::F16>(p, o, tile_, scratch_); break;
-      case DType::BFloat16: blocked_gemm<Storage::BF16>(p, o, tile_, scratch_); break;
-      default: return RunStatus::failure("unsupported dtype");
+      case DType::TF32:
+        blocked_gemm<Storage::F32>(p, o, tile_, thread_scratch());
+        break;
+      case DType::Float64:
+        blocked_gemm<Storage::F64>(p, o, tile_, thread_scratch());
+        break;
+      case DType::Float16:
+        blocked_gemm<Storage::F16>(p, o, tile_, thread_scratch());
+        break;
+      case DType::BFloat16:
+        blocked_gemm<Storage::BF16>(p, o, tile_, thread_scratch());
+        break;
+      default:
+        return RunStatus::failure("unsupported dtype");
     }
     return RunStatus::success();
   }
 
  private:
+  // Packed panels and the C tile, one set per thread: a Context runs one solution object for a
+  // problem from every thread that meets it, so a buffer of the object's own would be shared by
+  // concurrent runs (it was, and two threads got wrong results). Sized on a thread's first run,
+  // reused after.
+  static Scratch& thread_scratch() {
+    thread_local Scratch scratch;
+    return scratch;
+  }
+
   BlockedTile tile_;
   std::string name_;
-  Scratch scratch_;  // packed panels and the C tile; sized on the first run, reused after
 };
 
 bool parse_int(std::string_view& rest, std::string_view key, int& out) {

@@ -41,13 +41,15 @@ void reference(const Problem& p, const Operands& o) {
     for (std::int64_t i = 0; i < m; ++i) {
       for (std::int64_t l = 0; l < k; ++l) {
         const std::int64_t at = p.transa == Transpose::N ? i + l * p.lda : l + i * p.lda;
-        a[static_cast<std::size_t>(i * k + l)] = maybe_conj(load<T>(p.a_type, o.a, a0 + at), p.transa);
+        a[static_cast<std::size_t>(i * k + l)] =
+            maybe_conj(load<T>(p.a_type, o.a, a0 + at), p.transa);
       }
     }
     for (std::int64_t j = 0; j < n; ++j) {
       for (std::int64_t l = 0; l < k; ++l) {
         const std::int64_t at = p.transb == Transpose::N ? l + j * p.ldb : j + l * p.ldb;
-        b[static_cast<std::size_t>(j * k + l)] = maybe_conj(load<T>(p.b_type, o.b, b0 + at), p.transb);
+        b[static_cast<std::size_t>(j * k + l)] =
+            maybe_conj(load<T>(p.b_type, o.b, b0 + at), p.transb);
       }
     }
     for (std::int64_t j = 0; j < n; ++j) {
@@ -56,7 +58,8 @@ void reference(const Problem& p, const Operands& o) {
         const T* ai = a.data() + i * k;
         T acc{};
         for (std::int64_t l = 0; l < k; ++l) acc += ai[l] * bj[l];
-        T value = o.alpha * acc;
+        // alpha = 0 reads no product, as in BLAS: a NaN or Inf in A or B does not reach C.
+        T value = o.alpha == 0 ? T{} : o.alpha * acc;
         if (p.op == OpKind::ScaledGemm) {
           const double sa = o.scale_a ? o.scale_a[p.rowwise ? i : 0] : 1.0;
           const double sb = o.scale_b ? o.scale_b[p.rowwise ? j : 0] : 1.0;
@@ -107,6 +110,8 @@ void reference_gemm(const Problem& problem, const Operands& operands) {
   }
 }
 
-std::unique_ptr<Solution> make_default_solution() { return std::make_unique<DefaultSolution>(); }
+std::unique_ptr<Solution> make_default_solution() {
+  return std::make_unique<DefaultSolution>();
+}
 
 }  // namespace gemmtune::cpu

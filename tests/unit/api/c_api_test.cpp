@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,60 @@ TEST(CApi, CreateGemmLookupAndModes) {
   EXPECT_NE(std::string(gemmtune_last_error()).find("GEMMTUNE_BACKEND"), std::string::npos);
   gemmtune_destroy(ctx);
   gemmtune_destroy(nullptr);
+}
+
+// Calls no solution can run are refused before any runs, as INVALID_ARGUMENT naming why, and are
+// not recorded; so are limits that are not finite numbers >= 0.
+TEST(CApi, InvalidCallsAndSettingsAreInvalidArguments) {
+  TempDir dir;
+  const std::string untuned = (dir / "untuned.csv").string();
+  gemmtune_options o;
+  gemmtune_options_init(&o);
+  o.backend = "cpu";
+  o.insert_device_ordinal = 0;
+  o.untuned_filename = untuned.c_str();
+  o.record_untuned = 1;
+  const std::string results = (dir / "results.csv").string();
+  o.filename = results.c_str();
+  gemmtune_context* ctx = nullptr;
+  ASSERT_EQ(gemmtune_create_with_options(&o, &ctx), GEMMTUNE_SUCCESS) << gemmtune_last_error();
+  std::vector<float> a(64, 1.f), b(64, 1.f), c(64, 0.f);
+  gemmtune_problem p;
+  gemmtune_problem_init(&p, GEMMTUNE_OP_GEMM, GEMMTUNE_FLOAT32, 'n', 'n', 8, 8, 8);
+  EXPECT_EQ(gemmtune_gemm(ctx, &p, nullptr, b.data(), c.data(), 1, 0, nullptr),
+            GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmtune_last_error()).find("A is a null pointer"), std::string::npos);
+  EXPECT_EQ(gemmtune_gemm(ctx, &p, a.data(), b.data(), nullptr, 1, 0, nullptr),
+            GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  gemmtune_problem narrow = p;
+  narrow.lda = 4;  // smaller than m
+  EXPECT_EQ(gemmtune_gemm(ctx, &narrow, a.data(), b.data(), c.data(), 1, 0, nullptr),
+            GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmtune_last_error()).find("lda=4"), std::string::npos)
+      << gemmtune_last_error();
+  gemmtune_problem bias = p;
+  bias.op = GEMMTUNE_OP_GEMM_AND_BIAS;
+  bias.bias_type = GEMMTUNE_FLOAT32;
+  EXPECT_EQ(gemmtune_gemm(ctx, &bias, a.data(), b.data(), c.data(), 1, 0, nullptr),
+            GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmtune_last_error()).find("without a bias"), std::string::npos);
+  gemmtune_problem typo;
+  gemmtune_problem_init(&typo, GEMMTUNE_OP_GEMM, GEMMTUNE_FLOAT32, 'x', 'n', 8, 8, 8);
+  EXPECT_EQ(gemmtune_gemm(ctx, &typo, a.data(), b.data(), c.data(), 1, 0, nullptr),
+            GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmtune_set_max_tuning_duration(ctx, std::nan("")), GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmtune_set_max_warmup_duration(ctx, INFINITY), GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmtune_set_max_tuning_iterations(ctx, -5), GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  gemmtune_destroy(ctx);
+  // None of the refused calls was recorded as a GEMM to tune.
+  std::error_code ec;
+  EXPECT_TRUE(!std::filesystem::exists(untuned, ec) || read_text(untuned).empty())
+      << read_text(untuned);
+
+  o.max_tuning_iterations = -5;
+  ctx = nullptr;
+  EXPECT_EQ(gemmtune_create_with_options(&o, &ctx), GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ctx, nullptr);
 }
 
 TEST(CApi, ErrorsAreStatuses) {

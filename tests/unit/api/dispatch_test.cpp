@@ -255,5 +255,34 @@ TEST_F(Dispatch, AnInvalidProblemFailsWithAReasonInsteadOfCrashing) {
   EXPECT_FALSE(s.error.empty());
 }
 
+// Refused before any solution runs, with the reason, and never recorded or tuned: a null operand
+// (a solution would dereference it), a GemmAndBias without its bias (Default used to leave the
+// bias out, a tuned solution to refuse), a problem no solution can run.
+TEST_F(Dispatch, CallsNoSolutionCanRunAreRefusedAndNotRecorded) {
+  Options o = test_options(dir, counts, log);
+  o.record_untuned = true;
+  Context ctx(o);
+  FloatGemm g(8, 8, 8);
+  const RunStatus null_a = ctx.gemm(g.problem, nullptr, g.b.data(), g.c.data());
+  EXPECT_FALSE(null_a.ok);
+  EXPECT_NE(null_a.error.find("A is a null pointer"), std::string::npos) << null_a.error;
+  Problem with_bias = g.problem;
+  with_bias.op = OpKind::GemmAndBias;
+  with_bias.bias_type = DType::Float32;
+  const RunStatus no_bias = ctx.gemm(with_bias, g.a.data(), g.b.data(), g.c.data());
+  EXPECT_FALSE(no_bias.ok);
+  EXPECT_NE(no_bias.error.find("without a bias pointer"), std::string::npos) << no_bias.error;
+  Problem narrow = g.problem;
+  narrow.lda = 2;
+  const RunStatus bad = ctx.gemm(narrow, g.a.data(), g.b.data(), g.c.data());
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("lda=2"), std::string::npos) << bad.error;
+  EXPECT_EQ(counts.runs_of("Default") + counts.runs_of("Test_Fast"), 0);
+  EXPECT_EQ(lines_containing(dir / "untuned.csv", "ld_2_"), 0u);
+  EXPECT_EQ(lines_containing(dir / "untuned.csv", "GemmAndBias"), 0u);
+  EXPECT_TRUE(g.run(ctx).ok);  // the same problem with its operands runs, and is recorded
+  EXPECT_EQ(lines_containing(dir / "untuned.csv", g.problem.params_signature()), 1u);
+}
+
 }  // namespace
 }  // namespace gemmtune::testing

@@ -93,6 +93,11 @@ TEST(OnlineTuning, TunesAWholeUntunedFileFromCode) {
   const TuneFileReport again = ctx.tune_file((dir / "in.csv").string());
   EXPECT_EQ(again.already_tuned, 2u);
   EXPECT_EQ(again.tuned, 0u);
+  // A file that cannot be read is the file's error, not a problem that failed.
+  const TuneFileReport missing = ctx.tune_file((dir / "no_such.csv").string());
+  EXPECT_FALSE(missing.ok());
+  EXPECT_TRUE(missing.failed.empty());
+  EXPECT_NE(missing.file_error.find("no_such.csv"), std::string::npos) << missing.file_error;
 }
 
 TEST(OnlineTuning, WriteFileAndReadFileRoundTrip) {

@@ -28,10 +28,10 @@ TEST(Options, FromEnvironment) {
   ::setenv("GEMMTUNE_ROTATING_BUFFER_MB", "0", 1);
   ::setenv("GEMMTUNE_DEVICE", "banana", 1);
   const Options o = Options::from_environment();
-  for (const char* v : {"GEMMTUNE_TUNING", "GEMMTUNE_RECORD_UNTUNED", "GEMMTUNE_ENABLED",
-                        "GEMMTUNE_FILENAME", "GEMMTUNE_MAX_TUNING_ITERATIONS",
-                        "GEMMTUNE_MAX_TUNING_DURATION_MS", "GEMMTUNE_ROTATING_BUFFER_MB",
-                        "GEMMTUNE_DEVICE"}) {
+  for (const char* v :
+       {"GEMMTUNE_TUNING", "GEMMTUNE_RECORD_UNTUNED", "GEMMTUNE_ENABLED", "GEMMTUNE_FILENAME",
+        "GEMMTUNE_MAX_TUNING_ITERATIONS", "GEMMTUNE_MAX_TUNING_DURATION_MS",
+        "GEMMTUNE_ROTATING_BUFFER_MB", "GEMMTUNE_DEVICE"}) {
     ::unsetenv(v);
   }
   EXPECT_TRUE(o.tuning);
@@ -45,6 +45,19 @@ TEST(Options, FromEnvironment) {
   EXPECT_EQ(o.device, 0);
   ASSERT_EQ(o.warnings.size(), 1u);
   EXPECT_NE(o.warnings[0].find("GEMMTUNE_DEVICE='banana'"), std::string::npos);
+}
+
+TEST(Options, NonFiniteLimitsAreWarnedAboutAndIgnored) {
+  ::setenv("GEMMTUNE_MAX_TUNING_DURATION_MS", "nan", 1);
+  ::setenv("GEMMTUNE_ROTATING_BUFFER_MB", "inf", 1);
+  const Options o = Options::from_environment();
+  ::unsetenv("GEMMTUNE_MAX_TUNING_DURATION_MS");
+  ::unsetenv("GEMMTUNE_ROTATING_BUFFER_MB");
+  EXPECT_EQ(o.max_tuning_duration_ms, Options{}.max_tuning_duration_ms);
+  EXPECT_FALSE(o.rotating_buffer_mb.has_value());
+  ASSERT_EQ(o.warnings.size(), 2u);
+  EXPECT_NE(o.warnings[0].find("'nan' is not a finite non-negative number"), std::string::npos)
+      << o.warnings[0];
 }
 
 TEST(Options, EveryVariableIsDocumented) {
