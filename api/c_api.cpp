@@ -138,6 +138,24 @@ gemmtune_status create(gemmtune::Options options, gemmtune_context** context) {
   });
 }
 
+// Both C entry points: the operands checked as the C++ Context checks them, then its gemm.
+gemmtune_status run_gemm(gemmtune_context* context, const gemmtune_problem* problem,
+                         const gemmtune::Operands& ops, void* stream) {
+  GEMMTUNE_NEED(context);
+  gemmtune::Problem p;
+  if (!to_problem(problem, p)) {
+    return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT,
+                "invalid problem: an op, dtype or transpose (n, t or c) out of range");
+  }
+  if (auto why = gemmtune::api::invalid_call(p, ops)) {
+    return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT, *why);
+  }
+  return guarded([&] {
+    const gemmtune::RunStatus status = context->context.gemm(p, ops, stream);
+    return status.ok ? GEMMTUNE_SUCCESS : fail(GEMMTUNE_ERROR_RUN_FAILED, status.error);
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -219,12 +237,6 @@ gemmtune_status gemmtune_gemm_ex(gemmtune_context* context, const gemmtune_probl
                                  const void* a, const void* b, void* c, const void* bias,
                                  void* workspace, size_t workspace_bytes, double alpha, double beta,
                                  void* stream) {
-  GEMMTUNE_NEED(context);
-  gemmtune::Problem p;
-  if (!to_problem(problem, p)) {
-    return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT,
-                "invalid problem: an op, dtype or transpose (n, t or c) out of range");
-  }
   gemmtune::Operands ops;
   ops.a = a;
   ops.b = b;
@@ -234,13 +246,26 @@ gemmtune_status gemmtune_gemm_ex(gemmtune_context* context, const gemmtune_probl
   ops.workspace_bytes = workspace_bytes;
   ops.alpha = alpha;
   ops.beta = beta;
-  if (auto why = gemmtune::api::invalid_call(p, ops)) {
-    return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT, *why);
-  }
-  return guarded([&] {
-    const gemmtune::RunStatus status = context->context.gemm(p, ops, stream);
-    return status.ok ? GEMMTUNE_SUCCESS : fail(GEMMTUNE_ERROR_RUN_FAILED, status.error);
-  });
+  return run_gemm(context, problem, ops, stream);
+}
+
+gemmtune_status gemmtune_scaled_gemm(gemmtune_context* context, const gemmtune_problem* problem,
+                                     const void* a, const void* b, void* c, const float* scale_a,
+                                     const float* scale_b, const void* bias, void* workspace,
+                                     size_t workspace_bytes, double alpha, double beta,
+                                     void* stream) {
+  gemmtune::Operands ops;
+  ops.a = a;
+  ops.b = b;
+  ops.c = c;
+  ops.scale_a = scale_a;
+  ops.scale_b = scale_b;
+  ops.bias = bias;
+  ops.workspace = workspace;
+  ops.workspace_bytes = workspace_bytes;
+  ops.alpha = alpha;
+  ops.beta = beta;
+  return run_gemm(context, problem, ops, stream);
 }
 
 gemmtune_status gemmtune_gemm(gemmtune_context* context, const gemmtune_problem* problem,

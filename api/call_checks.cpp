@@ -13,6 +13,10 @@ std::optional<std::string> missing_operand(const Problem& problem, const Operand
   if (problem.op == OpKind::GemmAndBias && operands.bias == nullptr) {
     return std::string("GemmAndBias without a bias pointer");
   }
+  if (problem.op == OpKind::ScaledGemm &&
+      (operands.scale_a == nullptr || operands.scale_b == nullptr)) {
+    return std::string("ScaledGemm without its scales (scale_a and scale_b)");
+  }
   return std::nullopt;
 }
 

@@ -1,8 +1,9 @@
 // What makes a gemm() call impossible before any solution is asked, so that it is refused with
 // its reason (the C API's GEMMTUNE_ERROR_INVALID_ARGUMENT) instead of reaching a solution: a null
 // A, B or C (a solution would dereference it), a GemmAndBias without its bias (Default would
-// leave the bias out, a tuned solution refuse: two answers to one call), and a problem no
-// solution can run (Problem::invalid_reason), which must not be recorded or tuned either.
+// leave the bias out, a tuned solution refuse: two answers to one call), a ScaledGemm without its
+// scales, and a problem no solution can run (Problem::invalid_reason), which must not be recorded
+// or tuned either.
 #pragma once
 
 #include <optional>

@@ -122,6 +122,14 @@ gemmtune_status gemmtune_gemm_ex(gemmtune_context* context, const gemmtune_probl
                                  const void* a, const void* b, void* c, const void* bias,
                                  void* workspace, size_t workspace_bytes, double alpha, double beta,
                                  void* stream);
+/* ScaledGemm (fp8): D = alpha·scale_a·scale_b·op(A)·op(B) (+ bias) + beta·C, with the scales as
+ * device pointers to float (one each, or m and n of them where the problem is row-wise) and an
+ * optional bias (NULL: none) and workspace. Missing scales are GEMMTUNE_ERROR_INVALID_ARGUMENT. */
+gemmtune_status gemmtune_scaled_gemm(gemmtune_context* context, const gemmtune_problem* problem,
+                                     const void* a, const void* b, void* c, const float* scale_a,
+                                     const float* scale_b, const void* bias, void* workspace,
+                                     size_t workspace_bytes, double alpha, double beta,
+                                     void* stream);
 /* The solution gemmtune_gemm would run: its name into `name` (NUL-terminated), and why. */
 gemmtune_status gemmtune_lookup(gemmtune_context* context, const gemmtune_problem* problem,
                                 char* name, size_t name_size, gemmtune_source* source);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -125,6 +126,35 @@ TEST(CApi, InvalidCallsAndSettingsAreInvalidArguments) {
   ctx = nullptr;
   EXPECT_EQ(gemmtune_create_with_options(&o, &ctx), GEMMTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(ctx, nullptr);
+}
+
+// fp8 ScaledGemm from C: its scales reach the solution, and missing ones are refused.
+TEST(CApi, ScaledGemmTakesItsScales) {
+  gemmtune_options o;
+  gemmtune_options_init(&o);
+  o.backend = "cpu";
+  o.enabled = 0;  // Default, with nothing read or written
+  gemmtune_context* ctx = nullptr;
+  ASSERT_EQ(gemmtune_create_with_options(&o, &ctx), GEMMTUNE_SUCCESS) << gemmtune_last_error();
+  gemmtune_problem p;
+  ASSERT_EQ(gemmtune_problem_parse("ScaledGemmTunableOp_Float8_e4m3fn_Float8_e4m3fn_BFloat16_TN",
+                                   "tn_16_8_32_ld_32_32_16_rw_0_bias_None", &p),
+            GEMMTUNE_SUCCESS)
+      << gemmtune_last_error();
+  const std::vector<std::uint8_t> a(32 * 16, 0x38), b(32 * 8, 0x38);  // e4m3 1.0
+  std::vector<std::uint16_t> c(16 * 8, 0);
+  const float scale_a = 2.f, scale_b = 0.5f;
+  ASSERT_EQ(gemmtune_scaled_gemm(ctx, &p, a.data(), b.data(), c.data(), &scale_a, &scale_b,
+                                 nullptr, nullptr, 0, 1.0, 0.0, nullptr),
+            GEMMTUNE_SUCCESS)
+      << gemmtune_last_error();
+  EXPECT_EQ(c[0], 0x4200);  // bf16 32 = k · 1 · 1 · 2 · 0.5
+  EXPECT_EQ(c[16 * 8 - 1], 0x4200);
+  EXPECT_EQ(gemmtune_scaled_gemm(ctx, &p, a.data(), b.data(), c.data(), &scale_a, nullptr,
+                                 nullptr, nullptr, 0, 1.0, 0.0, nullptr),
+            GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmtune_last_error()).find("scales"), std::string::npos);
+  gemmtune_destroy(ctx);
 }
 
 TEST(CApi, ErrorsAreStatuses) {
