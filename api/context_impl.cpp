@@ -497,6 +497,14 @@ LoadReport Context::Impl::load(const std::string& path) {
   // Said once per load: a refused or partly bad file always, a good one when verbose.
   if (!r.accepted || r.bad_lines > 0) {
     log(r.message);
+  } else if (path == results_path && r.entries > 0 && loaded.table.environment.empty()) {
+    // Its entries are used, but a results file's validators come first: an append would have to
+    // rewrite it, and is refused, so what is tuned here stays in memory. Said now, not at the
+    // first refused append.
+    log(fmt::format(
+        "{} has no Validator lines: its {} results are used, but results tuned here cannot be "
+        "appended to it; write_file() to another file keeps them",
+        path, r.entries));
   } else if (verbose()) {
     log(r.found ? fmt::format("loaded {} results from {}", r.entries, path) : r.message);
   }

@@ -50,6 +50,16 @@ TEST_F(Validation, PyTorchsOwnKeysDoNotRefuseAFile) {
   EXPECT_EQ(ctx.lookup(g.problem).solution, "Test_Fast");
 }
 
+// A results file without Validator lines (written by hand): its entries run, and the Context says
+// at load, once, that what it tunes cannot be appended there.
+TEST_F(Validation, AFileWithoutValidatorsIsUsedAndSaysItTakesNoAppends) {
+  write_text(dir / "results.csv", line());
+  Context ctx(test_options(dir, counts, log));
+  EXPECT_TRUE(ctx.load_report().accepted) << ctx.load_report().message;
+  EXPECT_EQ(ctx.lookup(g.problem).solution, "Test_Fast");
+  EXPECT_EQ(log.count_containing("has no Validator lines"), 1u) << log.all();
+}
+
 TEST_F(Validation, BadLinesAreSkippedAndTheRestIsUsed) {
   write_text(dir / "results.csv", validator_lines() + "garbage,,\n" + line() +
                                       "GemmTunableOp_float_NN,nn_1_2,Default,notatime\n");
