@@ -237,16 +237,9 @@ gemmtune_status gemmtune_gemm_ex(gemmtune_context* context, const gemmtune_probl
                                  const void* a, const void* b, void* c, const void* bias,
                                  void* workspace, size_t workspace_bytes, double alpha, double beta,
                                  void* stream) {
-  gemmtune::Operands ops;
-  ops.a = a;
-  ops.b = b;
-  ops.c = c;
-  ops.bias = bias;
-  ops.workspace = workspace;
-  ops.workspace_bytes = workspace_bytes;
-  ops.alpha = alpha;
-  ops.beta = beta;
-  return run_gemm(context, problem, ops, stream);
+  // No scales: a ScaledGemm given here is refused for the want of them.
+  return gemmtune_scaled_gemm(context, problem, a, b, c, nullptr, nullptr, bias, workspace,
+                              workspace_bytes, alpha, beta, stream);
 }
 
 gemmtune_status gemmtune_scaled_gemm(gemmtune_context* context, const gemmtune_problem* problem,
