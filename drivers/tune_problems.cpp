@@ -54,7 +54,7 @@ void add_tuned_signatures(ResultsStore& store, const Environment& environment, S
           warnings->warning(d.file, d.line, d.text,
                             d.message +
                                 " (a line of the output: kept as it is; the problem it "
-                                "holds, if any, is tuned again)");
+                                "holds, if any, is measured again and appended)");
         }
       }
       return;

@@ -14,7 +14,7 @@
 //   (holds_nothing: blank, a BOM alone) is fine, the first save replaces it. A SQLite store holds
 //   several environments and is never refused. The store's lines it cannot read are kept as they
 //   are; where `warnings` is given, each becomes a warning there, since its problem (if it has
-//   one) is tuned again and appended.
+//   one) is measured again and appended.
 #pragma once
 
 #include <set>

@@ -148,7 +148,12 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
     // environment cannot take this run's results (ValidatorMismatchError), and finding that at
     // each shape's save would measure a whole sweep for nothing.
     SignatureSet stored;
-    add_tuned_signatures(*store, environment, stored);
+    Diagnostics unreadable;  // its lines this run cannot read: kept, and said
+    add_tuned_signatures(*store, environment, stored, &unreadable);
+    for (const Diagnostic& d : unreadable.all()) {
+      result.notes.push_back(fmt::format("{}:{}: {}", d.file, d.line, d.message));
+      observer.warning(result.notes.back());
+    }
   }
 
   // The dtype must run at all. A shape that cannot (too large, say) is only skipped, with its

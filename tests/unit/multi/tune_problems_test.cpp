@@ -101,7 +101,7 @@ TEST(TuneProblems, LinesOfTheOutputItCannotReadAreWarnedAboutAndKept) {
   EXPECT_EQ(summary.tuned.size(), 1u);  // the spoilt one again
   EXPECT_EQ(diagnostics.error_count(), 0u);
   ASSERT_EQ(diagnostics.warning_count(), 1u);
-  EXPECT_NE(diagnostics.format_all().find("is tuned again"), std::string::npos)
+  EXPECT_NE(diagnostics.format_all().find("is measured again"), std::string::npos)
       << diagnostics.format_all();
   EXPECT_NE(testing::read_text(path).find(",fast\n"), std::string::npos);  // kept as it was
 }
