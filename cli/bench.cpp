@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 
 #include "cli/app.hpp"
 #include "cli/command_line.hpp"
@@ -153,6 +154,16 @@ void run_bench_command(BenchCliOptions& cli) {
     check_can_write(csv_sidecar_path(cli.output_csv));
   }
   if (!cli.output_jsonl.empty()) check_can_write(cli.output_jsonl);
+  if (!cli.output_csv.empty() && !cli.output_jsonl.empty()) {
+    const std::filesystem::path csv = std::filesystem::absolute(cli.output_csv).lexically_normal();
+    if (csv == std::filesystem::absolute(cli.output_jsonl).lexically_normal() ||
+        csv_sidecar_path(csv) == std::filesystem::absolute(cli.output_jsonl).lexically_normal()) {
+      throw InputError(
+          fmt::format("--output-csv {} and --output-jsonl {} name the same file: one "
+                      "would replace the other",
+                      cli.output_csv, cli.output_jsonl));
+    }
+  }
   WorkloadOverrides overrides;
   overrides.dtypes = cli.dtypes;
   if (cli.iterations > 0) overrides.iterations = cli.iterations;

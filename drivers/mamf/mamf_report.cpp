@@ -90,10 +90,17 @@ std::string format_summary(const SummaryInfo& info) {
                        info.planned_shapes);
   }
   out += fmt::format("Tried {} shapes => the best outcomes were:\n", b.shapes());
-  append_best(out, b);
-  out += fmt::format("\nAcross {} shapes in range: {} in this run:\n", b.shapes(), info.range_info);
-  out += fmt::format("arithmetic mean: {:.1f} TFLOPS\n", b.arithmetic_mean());
-  out += fmt::format("geometric mean:  {:.1f} TFLOPS\n", b.geometric_mean());
+  if (b.shapes() == 0) {
+    // No best shape to name: means of nothing would print 0.0 TFLOPS "@ 0x0x0", a shape never
+    // run. The notes below say why.
+    out += "none: no shape was measured\n";
+  } else {
+    append_best(out, b);
+    out +=
+        fmt::format("\nAcross {} shapes in range: {} in this run:\n", b.shapes(), info.range_info);
+    out += fmt::format("arithmetic mean: {:.1f} TFLOPS\n", b.arithmetic_mean());
+    out += fmt::format("geometric mean:  {:.1f} TFLOPS\n", b.geometric_mean());
+  }
 
   if (info.tuned != nullptr && info.tuned->shapes() > 0) {
     const SweepSummary& t = *info.tuned;

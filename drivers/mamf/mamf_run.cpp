@@ -19,6 +19,7 @@
 #include "drivers/tune_problems.hpp"
 #include "tuner/error.hpp"
 #include "validator/collect.hpp"
+#include "validator/compare.hpp"
 
 namespace gemmtune::mamf {
 namespace {
@@ -54,7 +55,10 @@ std::string device_text(const DeviceProperties& p) {
 }
 
 // Solutions a results file names, by signature; the table of this environment wins over others.
-std::map<ResultKey, std::string> load_results(const std::string& file, const Environment& env) {
+// `elsewhere` is set where no table is this environment's, so that the run can say so (as bench
+// does): its solutions are still used where they run here.
+std::map<ResultKey, std::string> load_results(const std::string& file, const Environment& env,
+                                              bool& elsewhere) {
   std::map<ResultKey, std::string> out;
   // Opening a .db that is not there would create it, empty: a misspelt name must be an error.
   require_regular_file("--results " + file, file);
@@ -63,7 +67,11 @@ std::map<ResultKey, std::string> load_results(const std::string& file, const Env
   std::stable_sort(tables.begin(), tables.end(), [&](const ResultsTable& a, const ResultsTable& b) {
     return (a.environment == env) > (b.environment == env);
   });
+  elsewhere = !tables.empty();
   for (const auto& table : tables) {
+    // Measured elsewhere: a validator both sides have differs (a file with fewer keys, as a
+    // PyTorch file has, is not "elsewhere" for that).
+    elsewhere = elsewhere && !compare_environments(table.environment, env).matches();
     for (const auto& e : table.entries)
       out.emplace(ResultKey{e.op_signature, e.params_signature}, e.solution);
   }
@@ -137,7 +145,16 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   const Environment environment = collect_environment(backend);
   result.efficiency = efficiency_for(o);
   std::map<ResultKey, std::string> looked_up;
-  if (!o.results_file.empty()) looked_up = load_results(o.results_file, environment);
+  if (!o.results_file.empty()) {
+    bool elsewhere = false;
+    looked_up = load_results(o.results_file, environment, elsewhere);
+    if (elsewhere) {
+      result.notes.push_back(fmt::format(
+          "{} was measured in another environment; its solutions are used where they run here",
+          o.results_file));
+      observer.warning(result.notes.back());
+    }
+  }
   result.has_tuned = o.tuned || !o.results_file.empty();
   const std::string tuned_label =
       o.tuned ? (o.results_file.empty() ? "tuned" : "looked-up or tuned") : "looked-up";

@@ -21,14 +21,17 @@ std::string fixture() {
 // The fixture's shapes as results, and the fixture's text.
 SweepSummary fixture_summary(std::vector<std::string>* lines = nullptr) {
   std::stringstream in(fixture());
-  const std::regex line(R"(^\s+\d+ \|\s+([\d.]+)\(mean\)\s+([\d.]+)\(median\)\s+([\d.]+)\(max\) @ (\d+)x(\d+)x(\d+)\s+\|)");
+  const std::regex line(
+      R"(^\s+\d+ \|\s+([\d.]+)\(mean\)\s+([\d.]+)\(median\)\s+([\d.]+)\(max\) @ (\d+)x(\d+)x(\d+)\s+\|)");
   SweepSummary s;
   std::string text;
   while (std::getline(in, text)) {
     std::smatch m;
     if (!std::regex_search(text, m, line)) continue;
     s.add({{std::stoll(m[4]), std::stoll(m[5]), std::stoll(m[6])},
-           {std::stod(m[1]), std::stod(m[2]), std::stod(m[3])}, {}, "Default"});
+           {std::stod(m[1]), std::stod(m[2]), std::stod(m[3])},
+           {},
+           "Default"});
     if (lines) lines->push_back(text + "\n");
   }
   return s;
@@ -43,6 +46,25 @@ TEST(MamfReport, ShapeLinesAreMamfFindersByteForByte) {
     running.add(all.results()[i]);
     ASSERT_EQ(format_shape_line(i + 1, all.results()[i], running), lines[i]) << "shape " << i + 1;
   }
+}
+
+// Nothing measured (interrupted at once, every shape too large): no best shape is invented, and
+// the notes that say why are still there.
+TEST(MamfReport, ASummaryOfNoShapeNamesNone) {
+  const SweepSummary none;
+  SummaryInfo info;
+  info.baseline = &none;
+  info.range_info = "m=[2048] | n=[2048] | k=[2048]";
+  info.planned_shapes = 1;
+  info.interrupted = true;
+  info.notes = {"2048x2048x2048: not measured: interrupted"};
+  const std::string out = format_summary(info);
+  EXPECT_NE(out.find("Tried 0 shapes => the best outcomes were:\nnone: no shape was measured\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("0x0x0"), std::string::npos) << out;
+  EXPECT_NE(out.find("- 2048x2048x2048: not measured: interrupted"), std::string::npos) << out;
+  EXPECT_NE(out.find("Elapsed time:"), std::string::npos) << out;
 }
 
 TEST(MamfReport, SummaryIsMamfFindersForTheSameNumbers) {
@@ -61,7 +83,8 @@ TEST(MamfReport, SummaryIsMamfFindersForTheSameNumbers) {
       "Across 79 shapes in range: m=[0, 20480, 256] | n=[4096] | k=[4096] in this run:\n";
   EXPECT_NE(out.find(expected_best), std::string::npos) << out;
   EXPECT_NE(fixture().find(expected_best), std::string::npos);  // the same text as the real run
-  EXPECT_NE(out.find("arithmetic mean: 690.6 TFLOPS\ngeometric mean:  688.5 TFLOPS\n"), std::string::npos)
+  EXPECT_NE(out.find("arithmetic mean: 690.6 TFLOPS\ngeometric mean:  688.5 TFLOPS\n"),
+            std::string::npos)
       << out;
   EXPECT_NE(out.find("Legend: TFLOPS = 10**12 FLOPS\nElapsed time: 0:00:37\n"), std::string::npos);
   EXPECT_EQ(out.find("Interrupted"), std::string::npos);
@@ -88,14 +111,18 @@ TEST(MamfReport, ExtrasFollowMamfFindersLines) {
   const std::string out = format_summary(info);
   EXPECT_NE(out.find("Interrupted: 79 of 100 shapes were measured"), std::string::npos) << out;
   EXPECT_NE(out.find("With the tuned solution per shape (Default above):\nmean:   780.0 TFLOPS"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("best mean +3.0% over Default's best mean"), std::string::npos) << out;
   EXPECT_NE(out.find("Efficiency against the 989.4 TFLOPS dense bfloat16 peak (NVIDIA H200 SXM "
                      "spec):\nbest mean: 76.5% (Default), 78.8% (tuned)"),
-            std::string::npos) << out;
-  EXPECT_NE(out.find("Sustained over 10.0 s at 2048x4096x4096 (Default): 740.0 TFLOPS, 97.7% of its "
-                     "burst 757.3 TFLOPS; slowest 1 s window 735.0 TFLOPS"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
+  EXPECT_NE(
+      out.find("Sustained over 10.0 s at 2048x4096x4096 (Default): 740.0 TFLOPS, 97.7% of its "
+               "burst 757.3 TFLOPS; slowest 1 s window 735.0 TFLOPS"),
+      std::string::npos)
+      << out;
   EXPECT_NE(out.find("- 4x4x4: not measured: because"), std::string::npos);
 }
 
@@ -120,11 +147,12 @@ TEST(MamfReport, HeaderHasMamfFindersSections) {
   h.measurement = {"100 timed iterations"};
   h.notes = "my notes";
   const std::string out = format_header(h);
-  for (const char* s : {"\nBenchmark started on 2026-11-21 10:55:06\n\n** Command line:\ngemmtune mamf",
-                        "** Dtype: bfloat16\n", "** Platform/Device info:\n- Linux vm",
-                        "** Critical software versions:\n- gemmtune=0.1.0\n- CUBLAS_VERSION=130100\n",
-                        "** Additional notes:\n- benchmark version: 2", "my notes\n",
-                        "\n--------------------------------------------------------------------------------\n"}) {
+  for (const char* s :
+       {"\nBenchmark started on 2026-11-21 10:55:06\n\n** Command line:\ngemmtune mamf",
+        "** Dtype: bfloat16\n", "** Platform/Device info:\n- Linux vm",
+        "** Critical software versions:\n- gemmtune=0.1.0\n- CUBLAS_VERSION=130100\n",
+        "** Additional notes:\n- benchmark version: 2", "my notes\n",
+        "\n--------------------------------------------------------------------------------\n"}) {
     EXPECT_NE(out.find(s), std::string::npos) << s << "\n---\n" << out;
   }
 }

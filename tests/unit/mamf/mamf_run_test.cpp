@@ -133,6 +133,26 @@ TEST(MamfRun, LooksSolutionsUpInAResultsFile) {
   std::filesystem::remove(file);
 }
 
+// A results file measured elsewhere (a validator both sides have differs) is still used where
+// its solutions run here, and the run says so, as bench does.
+TEST(MamfRun, AResultsFileMeasuredElsewhereIsSaidToBe) {
+  const auto file = temp("elsewhere.csv");
+  {
+    std::ofstream out(file);
+    out << "Validator,GEMMTUNE_VERSION,0.1.0\nValidator,GEMMTUNE_BACKEND,cuda\n"
+        << "GemmTunableOp_float_TN,tn_48_64_40_ld_40_40_48,Cpu_Blocked_mc_64_kc_256_nc_256,0.01\n";
+  }
+  MamfOptions o = small();
+  o.results_file = file.string();
+  Capture c;
+  const MamfResult r = run_mamf(o, c, "gemmtune mamf --results");
+  EXPECT_EQ(r.tuned.results()[1].solution, "Cpu_Blocked_mc_64_kc_256_nc_256");
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("measured in another environment"), std::string::npos)
+      << c.warnings[0];
+  std::filesystem::remove(file);
+}
+
 TEST(MamfRun, StopRequestEndsTheSweepWithASummary) {
   MamfOptions o = small();
   o.m = {"m", {}, {0, 3200, 32}};  // 99 shapes
