@@ -138,7 +138,9 @@ gemmtune_status create(gemmtune::Options options, gemmtune_context** context) {
   });
 }
 
-// Both C entry points: the operands checked as the C++ Context checks them, then its gemm.
+// The C entry points' gemm. The Context refuses a call no solution can run (api/call_checks.hpp);
+// which status a failure gets is decided only once it failed, so that a call that runs pays for
+// no check the Context does not make itself.
 gemmtune_status run_gemm(gemmtune_context* context, const gemmtune_problem* problem,
                          const gemmtune::Operands& ops, void* stream) {
   GEMMTUNE_NEED(context);
@@ -147,12 +149,12 @@ gemmtune_status run_gemm(gemmtune_context* context, const gemmtune_problem* prob
     return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT,
                 "invalid problem: an op, dtype or transpose (n, t or c) out of range");
   }
-  if (auto why = gemmtune::api::invalid_call(p, ops)) {
-    return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT, *why);
-  }
   return guarded([&] {
     const gemmtune::RunStatus status = context->context.gemm(p, ops, stream);
-    return status.ok ? GEMMTUNE_SUCCESS : fail(GEMMTUNE_ERROR_RUN_FAILED, status.error);
+    if (status.ok) return GEMMTUNE_SUCCESS;
+    return fail(gemmtune::api::invalid_call(p, ops) ? GEMMTUNE_ERROR_INVALID_ARGUMENT
+                                                    : GEMMTUNE_ERROR_RUN_FAILED,
+                status.error);
   });
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "solutions/cuda/cublaslt_algo_name.hpp"
 #include "tuner/error.hpp"
 
 namespace gemmtune {
@@ -43,47 +44,6 @@ std::optional<std::pair<int, int>> major_minor(std::string_view version) {
   return std::make_pair(major, minor);
 }
 
-// Whether `name` is exactly PyTorch's cuBLASLt format,
-// Gemm_Cublaslt_id_%d_tile_%u_stages_%u_splitk_%d_red_%u_swizzle_%u_custom_%u_inner_%hu_cluster_%hu,
-// every number within its field's type: PyTorch reads the fields with sscanf, where an
-// overflowing number is undefined and a missing one fails the lookup.
-bool is_cublaslt_name(std::string_view name) {
-  struct Field {
-    std::string_view label;
-    long long min;
-    long long max;
-  };
-  constexpr long long kInt = 2147483647LL;
-  constexpr Field kFields[] = {
-      {"id", -kInt - 1, kInt},     {"tile", 0, 4294967295LL}, {"stages", 0, 4294967295LL},
-      {"splitk", -kInt - 1, kInt}, {"red", 0, 4294967295LL},  {"swizzle", 0, 4294967295LL},
-      {"custom", 0, 4294967295LL}, {"inner", 0, 65535},       {"cluster", 0, 65535},
-  };
-  std::string_view rest = name;
-  if (!starts_with(rest, "Gemm_Cublaslt")) return false;
-  rest.remove_prefix(std::string_view("Gemm_Cublaslt").size());
-  for (const Field& field : kFields) {
-    if (!starts_with(rest, "_") || !starts_with(rest.substr(1), field.label) ||
-        rest.substr(1 + field.label.size(), 1) != "_") {
-      return false;
-    }
-    rest.remove_prefix(field.label.size() + 2);
-    const bool negative = starts_with(rest, "-");
-    std::size_t digits = negative ? 1 : 0;
-    long long value = 0;
-    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') {
-      value = value * 10 + (rest[digits] - '0');
-      if (value > 4294967296LL) return false;
-      ++digits;
-    }
-    if (digits == (negative ? 1u : 0u)) return false;
-    if (negative) value = -value;
-    if (value < field.min || value > field.max) return false;
-    rest.remove_prefix(digits);
-  }
-  return rest.empty();
-}
-
 bool is_rocm(const Environment& validators) {
   return validators.contains("ROCM_VERSION") || validators.contains("HIPBLASLT_VERSION") ||
          validators.contains("GCN_ARCH_NAME");
@@ -110,7 +70,9 @@ std::optional<std::string> why_pytorch_cannot_run(std::string_view solution,
         "a CUDA build's");
   }
   if (starts_with(solution, "Gemm_Cublaslt_")) {
-    if (!is_cublaslt_name(solution)) {
+    // PyTorch reads the fields with sscanf, where an overflowing number is undefined and a
+    // missing one fails the lookup: the name must be exactly the format, every field in range.
+    if (!cuda::parse_algo_name(solution)) {
       return std::string(
           "not a cuBLASLt name in PyTorch's format (Gemm_Cublaslt_id_…_cluster_…, "
           "every field in range)");

@@ -228,19 +228,20 @@ class BlockedSolution final : public Solution {
 
   RunStatus run(const Problem& p, const Operands& o, void*) override {
     if (p.has_bias() && !o.bias) return RunStatus::failure("GemmAndBias without a bias pointer");
+    Scratch& scratch = thread_scratch();
     switch (p.a_type) {
       case DType::Float32:
       case DType::TF32:
-        blocked_gemm<Storage::F32>(p, o, tile_, thread_scratch());
+        blocked_gemm<Storage::F32>(p, o, tile_, scratch);
         break;
       case DType::Float64:
-        blocked_gemm<Storage::F64>(p, o, tile_, thread_scratch());
+        blocked_gemm<Storage::F64>(p, o, tile_, scratch);
         break;
       case DType::Float16:
-        blocked_gemm<Storage::F16>(p, o, tile_, thread_scratch());
+        blocked_gemm<Storage::F16>(p, o, tile_, scratch);
         break;
       case DType::BFloat16:
-        blocked_gemm<Storage::BF16>(p, o, tile_, thread_scratch());
+        blocked_gemm<Storage::BF16>(p, o, tile_, scratch);
         break;
       default:
         return RunStatus::failure("unsupported dtype");

@@ -4,7 +4,8 @@
 //
 // The name holds every CUBLASLT_ALGO_CONFIG_* attribute, so that the name alone rebuilds the
 // algorithm (cublaslt_algo_config.hpp does that on a GPU). This file needs no CUDA: it is plain
-// formatting and parsing, tested without a GPU.
+// formatting and parsing, tested without a GPU, and built in every configuration (the library
+// gemmtune_cublaslt_name), since db convert --for-pytorch checks names with it.
 #pragma once
 
 #include <compare>
