@@ -29,6 +29,13 @@ Workload parse(const WorkloadReader& r, const std::string& file, std::string_vie
   } else if (!root.is_object()) {
     r.fail("", fmt::format("expected a JSON object (or a list of cases), got {}", shown(root)));
   } else if (root.contains("cases")) {
+    for (const char* other : {"input_shape_list", "input_shape_groups"}) {
+      if (root.contains(other)) {
+        r.fail(other,
+               "a workload gives its GEMMs as cases or as shapes, not both: which to run "
+               "is not clear");
+      }
+    }
     w.form = "cases";
     if (root.contains("operator")) {
       r.check_operator(root["operator"], "operator");

@@ -19,7 +19,10 @@
 // get_cartesian_product adds them). A case whose "arg_type" contains "batch" is taken as
 // it is. After expansion a case needs M, K, N and dtype; "iterations" is optional (default: the
 // file's top-level "iterations", else 100); other keys ("arg_type", ...) are kept in its
-// arguments and otherwise ignored.
+// arguments and otherwise ignored, except that a case of several GEMMs at once (a batch_size
+// other than 1, a gemm_group) is an error, as batch_size and gemm_group are in the old form:
+// gemmtune bench measures one GEMM per case. A file that gives both cases and shapes, or both
+// shape keys, is an error too, rather than one of them silently winning.
 //
 // Overrides from the command line replace the file's dtypes (before expansion, so the order is
 // the file's) and its iterations.

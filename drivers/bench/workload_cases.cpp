@@ -110,6 +110,7 @@ class CasesReader {
       }
     }
     for (auto& [name, value] : split) args[name] = std::move(value);
+    check_one_gemm(args, paths);
     for (const char* needed : {"M", "K", "N", "dtype"}) {
       if (!args.contains(needed)) {
         r_.fail(case_path, fmt::format("no {}: a gemm case needs M, K, N and dtype", needed));
@@ -123,6 +124,20 @@ class CasesReader {
     if (args.contains("iterations")) iters = r_.iterations(args["iterations"], paths["iterations"]);
     const std::string dtype = args["dtype"].get<std::string>();
     r_.add_case(w, m, k, n, dtype, iters, case_path, std::move(args));
+  }
+
+  // A case micro_perf runs as several GEMMs at once must not be measured as one.
+  void check_one_gemm(const Json& args, std::map<std::string, std::string>& paths) const {
+    if (args.contains("batch_size") && args["batch_size"] != 1) {
+      r_.fail(paths["batch_size"],
+              fmt::format("batched gemm (batch_size {}) is not supported: gemmtune bench runs "
+                          "one gemm per case",
+                          shown(args["batch_size"])));
+    }
+    if (args.contains("gemm_group")) {
+      r_.fail(paths["gemm_group"],
+              "grouped gemm is not supported: gemmtune bench runs one gemm per case");
+    }
   }
 
   void parse_named_operators(const Json& root, Workload& w) const {

@@ -49,6 +49,10 @@ class ShapeReader {
     }
 
     std::vector<Shape> shapes;
+    if (root.contains("input_shape_list") && root.contains("input_shape_groups")) {
+      r_.fail("input_shape_groups",
+              "give input_shape_list or input_shape_groups, not both: which to run is not clear");
+    }
     if (root.contains("input_shape_list")) {
       w.form = "input_shape_list";
       const Json& list = root["input_shape_list"];

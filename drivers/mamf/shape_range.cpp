@@ -6,6 +6,11 @@
 #include "tuner/error.hpp"
 
 namespace gemmtune::mamf {
+namespace {
+
+constexpr const char* kWhyMaxDimension = "cuBLAS and BLAS take 32-bit dimensions";
+
+}  // namespace
 
 std::vector<std::int64_t> expand(const DimSpec& spec) {
   std::vector<std::int64_t> out;
@@ -35,6 +40,12 @@ std::vector<std::int64_t> expand(const DimSpec& spec) {
           "dimension may have",
           spec.name, spec.range[0], spec.range[1], spec.range[2], count, kMaxValuesPerDim));
     }
+    const std::int64_t last = start + (count - 1) * step;
+    if (last > kMaxDimension) {
+      throw InputError(fmt::format("--{}_range {} {} {} reaches {}, more than {}: {}", spec.name,
+                                   spec.range[0], spec.range[1], spec.range[2], last, kMaxDimension,
+                                   kWhyMaxDimension));
+    }
     out.reserve(static_cast<std::size_t>(count));
     for (std::int64_t i = 0; i < count; ++i) out.push_back(start + i * step);
     return out;
@@ -48,6 +59,10 @@ std::vector<std::int64_t> expand(const DimSpec& spec) {
   }
   for (const auto v : spec.values) {
     if (v <= 0) throw InputError(fmt::format("--{}: {} is not a positive dimension", spec.name, v));
+    if (v > kMaxDimension) {
+      throw InputError(fmt::format("--{}: {} is more than {}: {}", spec.name, v, kMaxDimension,
+                                   kWhyMaxDimension));
+    }
   }
   return spec.values;
 }

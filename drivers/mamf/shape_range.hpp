@@ -3,7 +3,8 @@
 //
 // Contract (mamf-finder's, numpy.arange semantics): a range yields START, START+STEP, ... while
 // below STOP (the stop is excluded); a START of 0 becomes STEP, because a dimension cannot be 0.
-// A range needs exactly three values and a positive step; every value of a list must be positive.
+// A range needs exactly three values and a positive step; every value must be positive and at most
+// kMaxDimension.
 // A dimension holds at most kMaxValuesPerDim values and a sweep at most kMaxShapes shapes, so that
 // a mistyped range is an error, not an endless loop or an exhausted memory. Violations are
 // InputErrors naming the option. Shapes are visited M outermost, then N, then K, as
@@ -20,6 +21,8 @@ namespace gemmtune::mamf {
 // shapes), yet small enough that the shape list fits in memory (24 bytes a shape).
 inline constexpr std::int64_t kMaxValuesPerDim = 1'000'000;
 inline constexpr std::int64_t kMaxShapes = 10'000'000;
+// cuBLAS and BLAS take int dimensions: a larger one is a usage error, not a shape to try.
+inline constexpr std::int64_t kMaxDimension = 2'147'483'647;
 
 struct DimSpec {
   std::string name;                  // "m", "n" or "k", for messages

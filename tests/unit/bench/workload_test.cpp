@@ -213,6 +213,36 @@ TEST(Workload, ErrorsNameTheFileAndThePath) {
                                                                     "K": [1], "N": [1]}})"),
             "w.json: input_shape_groups.batch_size: batched and grouped gemm are not supported: "
             "gemmtune bench runs gemm");
+  // The newer form's batched and grouped cases are refused too, not measured as one GEMM.
+  EXPECT_EQ(error_of(R"({"cases": [{"arg_type": "batch_gemm", "batch_size": [1, 8], "M": 2,
+                                    "K": 3, "N": 4, "dtype": "float32"}]})",
+                     "gemm.json"),
+            "gemm.json: cases[0].batch_size: batched gemm (batch_size [1,8]) is not supported: "
+            "gemmtune bench runs one gemm per case");
+  EXPECT_EQ(error_of(R"({"cases": [{"batch_size": [1, 8], "M": 2, "K": 3, "N": 4,
+                                    "dtype": "float32"}]})",
+                     "gemm.json"),
+            "gemm.json: cases[0].batch_size[1]: batched gemm (batch_size 8) is not supported: "
+            "gemmtune bench runs one gemm per case");
+  EXPECT_EQ(error_of(R"({"cases": [{"gemm_group": 4, "M": 2, "K": 3, "N": 4,
+                                    "dtype": "float32"}]})",
+                     "gemm.json"),
+            "gemm.json: cases[0].gemm_group: grouped gemm is not supported: gemmtune bench runs "
+            "one gemm per case");
+  EXPECT_EQ(parse_workload(R"({"cases": [{"batch_size": 1, "M": 2, "K": 3, "N": 4,
+                                          "dtype": "float32"}]})",
+                           "gemm.json")
+                .cases.size(),
+            1u);
+  // Two ways of giving the GEMMs in one file: neither silently wins.
+  EXPECT_EQ(error_of(R"({"operator": "gemm", "input_shape_list": [[[2, 3], [3, 4]]],
+                         "input_shape_groups": {"M": [1], "K": [1], "N": [1]}})"),
+            "w.json: input_shape_groups: give input_shape_list or input_shape_groups, not both: "
+            "which to run is not clear");
+  EXPECT_EQ(error_of(R"({"operator": "gemm", "input_shape_list": [[[2, 3], [3, 4]]],
+                         "cases": [{"M": 2, "K": 3, "N": 4, "dtype": "float32"}]})"),
+            "w.json: input_shape_list: a workload gives its GEMMs as cases or as shapes, not both: "
+            "which to run is not clear");
   EXPECT_EQ(error_of(R"({"operator": "gemm", "input_shape_groups": {"M": [1]}})"),
             "w.json: input_shape_groups: give M, K and N, or MN and K, or MK and N, or M and KN "
             "(lists of sizes)");

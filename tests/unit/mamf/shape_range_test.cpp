@@ -64,12 +64,27 @@ TEST(ShapeRange, RangeInfoReadsLikeMamfFinders) {
             "m=[0, 20480, 256] | n=[4096] | k=[4096]");
 }
 
-// A step that would carry past INT64_MAX ends the range instead of wrapping around forever.
+// A step that would carry past INT64_MAX neither wraps around forever nor yields a dimension that
+// cuBLAS cannot take: such values are usage errors naming the option.
 TEST(ShapeRange, RangesNearTheLimitDoNotOverflow) {
   constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
-  EXPECT_EQ(expand(range("m", 1, max, std::int64_t{1} << 62)),
-            (std::vector<std::int64_t>{1, (std::int64_t{1} << 62) + 1}));
-  EXPECT_EQ(expand(range("m", max - 1, max, 5)), (std::vector<std::int64_t>{max - 1}));
+  const auto message = [](const DimSpec& spec) {
+    try {
+      expand(spec);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(message(range("m", 1, max, std::int64_t{1} << 62)),
+            "--m_range 1 9223372036854775807 4611686018427387904 reaches 4611686018427387905, "
+            "more than 2147483647: cuBLAS and BLAS take 32-bit dimensions");
+  EXPECT_NE(message(range("m", max - 1, max, 5)).find("more than 2147483647"), std::string::npos);
+  EXPECT_EQ(message(list("n", {64, 3000000000})),
+            "--n: 3000000000 is more than 2147483647: cuBLAS and BLAS take 32-bit dimensions");
+  EXPECT_EQ(expand(range("k", kMaxDimension, kMaxDimension + 1, 7)),
+            (std::vector<std::int64_t>{kMaxDimension}));
+  EXPECT_EQ(expand(list("k", {kMaxDimension})), (std::vector<std::int64_t>{kMaxDimension}));
 }
 
 // Too many values in one dimension, or too many shapes in all, is an error naming the option,
