@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <ctime>
@@ -115,6 +116,21 @@ CandidateReport candidate(const ShapeResult& r, bool winner) {
   c.stats = r.stats;
   c.tflops = r.tflops.median;
   return c;
+}
+
+// Shapes a --results file had no entry for, measured with Default: said, so that a "looked-up"
+// column equal to Default is not read as the file's choice.
+std::string missing_shapes_note(const std::string& file, const std::vector<std::string>& shapes) {
+  constexpr std::size_t kListed = 5;
+  std::string listed;
+  for (std::size_t i = 0; i < std::min(shapes.size(), kListed); ++i) {
+    listed += (i ? ", " : "") + shapes[i];
+  }
+  if (shapes.size() > kListed) listed += fmt::format(" and {} more", shapes.size() - kListed);
+  return fmt::format(
+      "{}: no entry for {} shape(s), measured with Default in the looked-up column "
+      "(add --tuned to tune them): {}",
+      file, shapes.size(), listed);
 }
 
 }  // namespace
@@ -272,6 +288,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
 
   const auto sweep_start = Clock::now();
   Tuner tuner(backend, registry, o.tuner);
+  std::vector<std::string> not_in_results;  // looked up, absent, so measured with Default
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (g_stop.load()) {
       result.interrupted = true;
@@ -305,6 +322,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
           name = report.ok() ? report.winner : std::string(kDefaultSolutionName);
         } else {
           name = kDefaultSolutionName;
+          not_in_results.push_back(shape.text());
         }
         if (name != kDefaultSolutionName) {
           auto r = resolve_solution(registry, props.backend, problem, name);
@@ -382,6 +400,11 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
     progress.sweep_seconds = seconds_since(sweep_start);
     progress.index = static_cast<int>(i + 1);
     observer.progress(progress);
+  }
+
+  if (!not_in_results.empty()) {
+    result.notes.push_back(missing_shapes_note(o.results_file, not_in_results));
+    observer.warning(result.notes.back());
   }
 
   // Sustained: hold the best shape (by mean, of the better series) for the window.

@@ -128,8 +128,13 @@ TEST(MamfRun, LooksSolutionsUpInAResultsFile) {
   EXPECT_EQ(r.tuned.results()[0].solution, "Default");  // 32: not in the file
   EXPECT_EQ(r.tuned.results()[1].solution, "Cpu_Blocked_mc_64_kc_256_nc_256");
   EXPECT_EQ(r.tuned.results()[2].solution, "Default");  // 96: a name that cannot run here
-  ASSERT_EQ(c.warnings.size(), 1u);
+  ASSERT_EQ(c.warnings.size(), 2u);
   EXPECT_NE(c.warnings[0].find("No_Such_Solution"), std::string::npos);
+  // The shape the file lacks is named, so its Default is not read as the file's choice.
+  EXPECT_EQ(c.warnings[1], file.string() +
+                               ": no entry for 1 shape(s), measured with Default in the looked-up "
+                               "column (add --tuned to tune them): 32x48x40");
+  EXPECT_EQ(r.notes.back(), c.warnings[1]);
   std::filesystem::remove(file);
 }
 
@@ -147,9 +152,10 @@ TEST(MamfRun, AResultsFileMeasuredElsewhereIsSaidToBe) {
   Capture c;
   const MamfResult r = run_mamf(o, c, "gemmtune mamf --results");
   EXPECT_EQ(r.tuned.results()[1].solution, "Cpu_Blocked_mc_64_kc_256_nc_256");
-  ASSERT_EQ(c.warnings.size(), 1u);
+  ASSERT_EQ(c.warnings.size(), 2u);  // and the two shapes it lacks
   EXPECT_NE(c.warnings[0].find("measured in another environment"), std::string::npos)
       << c.warnings[0];
+  EXPECT_NE(c.warnings[1].find("2 shape(s)"), std::string::npos) << c.warnings[1];
   std::filesystem::remove(file);
 }
 
