@@ -32,19 +32,6 @@ bool is_flag(const CLI::Option& opt) {
   return opt.get_expected_max() == 0;
 }
 
-// Where a given option's value came from: its environment variable, if that is set and holds the
-// value; the command line otherwise.
-std::string origin_of(const CLI::Option& opt) {
-  const std::string& env = opt.get_envname();
-  if (!env.empty()) {
-    const char* value = std::getenv(env.c_str());
-    if (value != nullptr && *value != '\0' && opt.results() == std::vector<std::string>{value}) {
-      return env;
-    }
-  }
-  return "command line";
-}
-
 // The given option that excludes `opt` (--m for --m_range, say), or null.
 const CLI::Option* excluded_by(const CLI::Option& opt) {
   const std::set<CLI::Option*> excludes = opt.get_excludes();  // a copy
@@ -54,6 +41,26 @@ const CLI::Option* excluded_by(const CLI::Option& opt) {
 }
 
 }  // namespace
+
+std::string option_origin(const CLI::Option& opt) {
+  const std::string& env = opt.get_envname();
+  if (!env.empty()) {
+    const char* value = std::getenv(env.c_str());
+    if (value != nullptr && *value != '\0') {
+      // A list option (--devices 0,2) holds its environment value split at its delimiter.
+      const std::vector<std::string>& results = opt.results();
+      std::string joined;
+      for (const auto& r : results) {
+        joined += (joined.empty() ? "" : std::string(1, opt.get_delimiter())) + r;
+      }
+      if (results == std::vector<std::string>{value} ||
+          (opt.get_delimiter() != '\0' && joined == value)) {
+        return env;
+      }
+    }
+  }
+  return "command line";
+}
 
 std::string ConfigChoice::text() const {
   if (!effective) return {};
@@ -109,7 +116,7 @@ void apply_config(CLI::App& sub, const std::string& section, ConfigTree& config)
       const std::vector<std::string> words =
           is_flag(*opt) ? std::vector<std::string>{opt->as<bool>() ? "true" : "false"}
                         : opt->results();
-      config.set(e.key, value_like(e.value, words), origin_of(*opt));
+      config.set(e.key, value_like(e.value, words), option_origin(*opt));
       continue;
     }
     if (is_unset(e.value)) continue;

@@ -69,6 +69,10 @@ struct ConfigHooks {
 void attach_config(CLI::App& sub, const std::string& section, ConfigChoice& choice,
                    ConfigHooks hooks = {});
 
+// Where a given option's value came from: its environment variable's name, if that is set and
+// holds the value; "command line" otherwise.
+std::string option_origin(const CLI::Option& opt);
+
 // Feeds [section] of `config` into `sub`'s options as attach_config's callback does, and records
 // in `config` the values the command line and the environment set (for tests and attach_config).
 void apply_config(CLI::App& sub, const std::string& section, ConfigTree& config);

@@ -41,6 +41,7 @@ struct TuneCliOptions {
   int workers = 0;
   std::string shard;
   bool worker = false;  // internal: the worker side of a multi-device run
+  std::vector<const CLI::Option*> device_options;  // --gpus, --devices, --workers
   std::string command_line;
   ConfigChoice config;  // --config, --configs-dir, --device-config, --show-config
 };
@@ -168,9 +169,31 @@ void on_stop_signal(int) {
 // --gpus, --devices, --workers and --shard into the run's devices, backend and shard.
 void resolve_devices(TuneCliOptions& cli) {
   TuneOptions& options = cli.run;
-  const int given = (cli.gpus > 0) + !cli.devices.empty() + (cli.workers > 0);
-  if (given > 1) {
+  // One of the three, the command line winning over the environment (GEMMTUNE_GPUS, ...).
+  std::vector<std::string> from_command_line, from_environment;
+  const bool set[] = {cli.gpus > 0, !cli.devices.empty(), cli.workers > 0};  // 0: not given
+  for (std::size_t i = 0; i < cli.device_options.size(); ++i) {
+    const CLI::Option* opt = cli.device_options[i];
+    if (!set[i]) continue;
+    const std::string origin = option_origin(*opt);
+    (origin == "command line" ? from_command_line : from_environment)
+        .push_back(origin == "command line" ? opt->get_name() : origin);
+  }
+  if (from_command_line.size() > 1) {
     throw ExitWith(ExitCode::Usage, "give one of --gpus, --devices and --workers");
+  }
+  if (from_command_line.empty() && from_environment.size() > 1) {
+    throw ExitWith(ExitCode::Usage,
+                   fmt::format("{} are set: set one of them, or give --gpus, --devices or "
+                               "--workers, which wins over the environment",
+                               fmt::join(from_environment, " and ")));
+  }
+  if (!from_command_line.empty()) {
+    // What the environment set besides is overruled.
+    const std::string& chosen = from_command_line.front();
+    if (chosen != "--gpus") cli.gpus = 0;
+    if (chosen != "--devices") cli.devices.clear();
+    if (chosen != "--workers") cli.workers = 0;
   }
   if (cli.workers > 0) {
     if (options.backend == BackendKind::Cuda) {
@@ -267,8 +290,10 @@ void run_tune_command(TuneCliOptions& cli) {
     fmt::print(stderr, "\n{}", monitor::format_monitor_summary(*summary.monitor));
   }
   if (!summary.complete()) {
-    throw ExitWith(ExitCode::Partial, summary.interrupted ? "interrupted; rerun to resume"
-                                                          : "some problems were not tuned");
+    const char* why = summary.interrupted       ? "interrupted; rerun to resume"
+                      : !summary.failed.empty() ? "some problems were not tuned"
+                                                : "some input lines could not be read (see above)";
+    throw ExitWith(ExitCode::Partial, why);
   }
 }
 
@@ -291,22 +316,25 @@ void setup_tune(CLI::App& app) {
       ->envname("GEMMTUNE_DEVICE")
       ->capture_default_str();
   // Bounded (kMaxDevices): each device is a process, and a typo must not spawn 100000 of them.
-  cmd->add_option("--gpus", cli->gpus,
-                  "Tune on GPUs 0..N-1, one worker process each (CUDA backend)")
-      ->envname("GEMMTUNE_GPUS")
-      ->check(finite_range(0, kMaxDevices))
-      ->capture_default_str();
-  cmd->add_option_function<std::vector<int>>(
-         "--devices",
-         [cli](const std::vector<int>& devices) { cli->devices = checked_devices(devices); },
-         fmt::format("Tune on these device ordinals, e.g. 0,2,3 (at most {})", kMaxDevices))
-      ->envname("GEMMTUNE_DEVICES")
-      ->delimiter(',');
-  cmd->add_option("--workers", cli->workers,
-                  "Tune with N worker processes on the CPU backend, each playing one device")
-      ->envname("GEMMTUNE_WORKERS")
-      ->check(finite_range(0, kMaxDevices))
-      ->capture_default_str();
+  auto* gpus_option = cmd->add_option("--gpus", cli->gpus,
+                                      "Tune on GPUs 0..N-1, one worker process each (CUDA backend)")
+                          ->envname("GEMMTUNE_GPUS")
+                          ->check(finite_range(0, kMaxDevices))
+                          ->capture_default_str();
+  auto* devices_option =
+      cmd->add_option_function<std::vector<int>>(
+             "--devices",
+             [cli](const std::vector<int>& devices) { cli->devices = checked_devices(devices); },
+             fmt::format("Tune on these device ordinals, e.g. 0,2,3 (at most {})", kMaxDevices))
+          ->envname("GEMMTUNE_DEVICES")
+          ->delimiter(',');
+  auto* workers_option =
+      cmd->add_option("--workers", cli->workers,
+                      "Tune with N worker processes on the CPU backend, each playing one device")
+          ->envname("GEMMTUNE_WORKERS")
+          ->check(finite_range(0, kMaxDevices))
+          ->capture_default_str();
+  cli->device_options = {gpus_option, devices_option, workers_option};  // resolve_devices's order
   cmd->add_option("--problem-timeout-s", o.problem_timeout_s,
                   "Kill a worker that spends longer on one problem (s; 0 = no limit); the "
                   "problem is retried once")

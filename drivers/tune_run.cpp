@@ -18,6 +18,24 @@
 namespace gemmtune {
 namespace {
 
+// Every file the run may write: -o itself (with its shard's rank), and in a multi-device run each
+// device's file, the gathered file and the copies (output_names.hpp).
+std::vector<std::filesystem::path> output_paths(const TuneOptions& options) {
+  std::vector<std::filesystem::path> out{options.output, with_rank(options.output, options.shard)};
+  if (options.devices.empty()) return out;
+  const OutputNames names(options.output, options.shard);
+  out.push_back(names.gathered());
+  for (const int ordinal : options.devices) {
+    out.push_back(names.per_device(ordinal));
+    out.push_back(names.copy(ordinal));
+  }
+  for (const auto& [ordinal, path] : names.existing_per_device()) {
+    out.push_back(path);
+    out.push_back(names.copy(ordinal));
+  }
+  return out;
+}
+
 std::atomic<int> g_stop_requests{0};  // lock-free, so a signal handler may touch it
 
 // One device, in this process.
@@ -128,11 +146,20 @@ TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneO
   // environment, which says nothing of the mistake.
   std::set<std::string> inputs;
   for (const auto& e : requested.entries) inputs.insert(e.file);
+  const std::vector<std::filesystem::path> outputs = output_paths(options);
   for (const auto& input : inputs) {
-    std::error_code ec;
-    if (!input.empty() && std::filesystem::equivalent(input, options.output, ec)) {
-      throw InputError(fmt::format(
-          "{}: the output is also an input; write the results to another file (-o)", input));
+    for (const auto& output : outputs) {
+      std::error_code ec;
+      if (!input.empty() && std::filesystem::equivalent(input, output, ec)) {
+        throw InputError(
+            output == options.output
+                ? fmt::format("{}: the output is also an input; write the results to another "
+                              "file (-o)",
+                              input)
+                : fmt::format("{}: the output {} writes this file ({}), which is also an input; "
+                              "write the results to another file (-o)",
+                              input, options.output, output.string()));
+      }
     }
   }
   if (options.devices.empty()) {

@@ -351,8 +351,12 @@ std::vector<const UntunedEntry*> Coordinator::resume() {
     for (const auto& slot : slots_) ours.push_back(names_.per_device(slot.ordinal));
     for (const auto& path : ours)
       add_tuned_signatures(*open_results_store(path), *environment_, done);
+    std::vector<std::filesystem::path> others;
     for (const auto& [ordinal, path] : names_.existing_per_device()) {
-      if (std::find(ours.begin(), ours.end(), path) != ours.end()) continue;
+      if (std::find(ours.begin(), ours.end(), path) == ours.end()) others.push_back(path);
+    }
+    if (auto single = names_.existing_single_device()) others.push_back(*single);
+    for (const auto& path : others) {
       try {
         add_tuned_signatures(*open_results_store(path), *environment_, done);
       } catch (const ValidatorMismatchError&) {
@@ -419,8 +423,12 @@ void Coordinator::tune() {
   while (true) {
     if (tune_stop_requested() && !stopping_) {
       stopping_ = true;
-      summary_.interrupted = true;
-      for (const std::size_t id : queue_->drain()) fail(id, "interrupted");
+      // Interrupted only where something is left untuned: a stop after the last problem was
+      // handed out lets the problems in flight end, and the run is complete (exit 0), as in a
+      // one-device run.
+      const std::vector<std::size_t> left = queue_->drain();
+      summary_.interrupted = summary_.interrupted || !left.empty();
+      for (const std::size_t id : left) fail(id, "interrupted");
       for (auto& slot : slots_) {
         if (slot.process && slot.state == Slot::State::Starting) {
           // A worker being restarted holds no problem, and nothing more is handed out.
@@ -438,6 +446,7 @@ void Coordinator::tune() {
       for (auto& slot : slots_) {
         if (slot.process &&
             (slot.state == Slot::State::Busy || slot.state == Slot::State::Starting)) {
+          summary_.interrupted = summary_.interrupted || slot.state == Slot::State::Busy;
           slot.why = "stopped by a second interrupt";
           slot.process->kill_now();
         }

@@ -58,6 +58,7 @@ GatherReport gather_device_files(const OutputNames& names, const Environment& en
   add(names.gathered());
   const auto devices = names.existing_per_device();
   for (const auto& [ordinal, path] : devices) add(path);
+  if (auto single = names.existing_single_device()) add(*single);  // a one-device run's -o
   // Copies: one for every device of this run and every device with a file. An existing copy is a
   // source too: a process that loads it may have appended its own tunings.
   std::set<int> copies(run_devices.begin(), run_devices.end());

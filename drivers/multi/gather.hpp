@@ -3,8 +3,9 @@
 //
 // Contract:
 // - Sources: the gathered file of an earlier run (kept: nothing gathered before is lost), every
-//   per-device file on disk, by ordinal, and the existing copies (a process that loads its copy
-//   may have added to it). Entries measured in another environment than the
+//   per-device file on disk, by ordinal, the file a one-device run with the same `-o` wrote
+//   (OutputNames::existing_single_device), and the existing copies (a process that loads its
+//   copy may have added to it). Entries measured in another environment than the
 //   run's are left out, with a note naming the file and the differing validators; bad lines are
 //   skipped with a note. Duplicates across sources keep the faster time (db/merge.hpp). A file
 //   that holds nothing (holds_nothing: blank, touched) is no source, and may be replaced.

@@ -27,6 +27,7 @@ OutputNames::OutputNames(const fs::path& output, const Shard& shard) {
     database_ = with_rank(output, shard);
     return;
   }
+  single_device_ = with_rank(output, shard);
   const std::string name = output.filename().string();
   const std::string dir = output.has_parent_path() ? output.parent_path().string() + "/" : "";
   std::string before, after;
@@ -85,6 +86,20 @@ std::vector<std::pair<int, fs::path>> OutputNames::existing_per_device() const {
   }
   std::sort(found.begin(), found.end());
   return found;
+}
+
+std::optional<fs::path> OutputNames::existing_single_device() const {
+  if (sqlite_) return std::nullopt;
+  std::error_code ec;
+  if (!fs::is_regular_file(single_device_, ec)) return std::nullopt;
+  const auto same = [&](const fs::path& other) {
+    return fs::equivalent(single_device_, other, ec);
+  };
+  if (same(gathered())) return std::nullopt;
+  for (const auto& [ordinal, path] : existing_per_device()) {
+    if (same(path) || same(copy(ordinal))) return std::nullopt;
+  }
+  return single_device_;
 }
 
 }  // namespace gemmtune

@@ -17,11 +17,14 @@
 // - Under a shard I/N with N > 1 every name gets `.rank<I>` before its extension
 //   (`tunableop_results_full0.rank1.csv`), so that ranks sharing a file system never write the
 //   same file; `gemmtune db merge` gathers the ranks' files.
+// - The file `-o` names, as a one-device run writes it, is read too where it is none of these
+//   names (`res.csv`): its entries are resumed from and gathered, never left behind.
 // - Unlike PyTorch (which replaces every '0' of the gathered path to name the copies, and whose
 //   '?' matches one character only), only the device's place changes, for any number of devices.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -42,12 +45,17 @@ class OutputNames {
   std::filesystem::path copy(int ordinal) const;
   // Per-device files present on disk, by ordinal (CSV only; gathered files are not among them).
   std::vector<std::pair<int, std::filesystem::path>> existing_per_device() const;
+  // The file a one-device run given the same `-o` writes (`res.csv`, or `res.rank1.csv` under a
+  // shard), when it is on disk and is none of this run's names (CSV only): what it holds counts
+  // as tuned and is gathered, so that moving from one device to several loses nothing.
+  std::optional<std::filesystem::path> existing_single_device() const;
 
  private:
   bool sqlite_ = false;
   std::filesystem::path database_;
-  std::string prefix_;  // full path up to the device's place
-  std::string suffix_;  // after it: ".csv", ".rank1.csv"
+  std::filesystem::path single_device_;  // -o as a one-device run writes it
+  std::string prefix_;                   // full path up to the device's place
+  std::string suffix_;                   // after it: ".csv", ".rank1.csv"
 };
 
 // `path` with `.rank<I>` before its extension under an active shard; unchanged otherwise.

@@ -88,6 +88,16 @@ resume)  # rerun skips what any output holds: per-device files and the gathered 
   expect "1 tuned, 6 already tuned \(skipped\)"
   [ "$(entries r_full0.csv)" = 7 ] && [ "$(dups r_full0.csv)" = 0 ] || fail "r_full0.csv is not the 7 problems once each"
   ;;
+from_one_device)  # -o of an earlier one-device run: its entries are resumed from and gathered
+  untuned old.csv 8 16
+  run 0 tune old.csv -o "$work/res.csv" "${fast[@]}"
+  untuned new.csv 8 24
+  run 0 tune new.csv --workers 2 -o "$work/res.csv" "${fast[@]}"
+  expect "1 tuned, 1 already tuned \(skipped\)"
+  [ "$(entries res_full0.csv)" = 3 ] || fail "res_full0.csv has $(entries res_full0.csv) entries, not 3"
+  grep -q "$(params 16)" res_full0.csv || fail "res.csv's own entry was not gathered"
+  [ "$(entries res.csv)" = 2 ] || fail "res.csv was changed"
+  ;;
 crash)  # a problem that crashes every worker is given up after two; nothing else is lost
   untuned u.csv 8 16 24 32 40 48 56
   GEMMTUNE_TEST_CRASH_ON=$(params 32) run 5 tune u.csv --workers 2 -o "$work/c0.csv" "${fast[@]}"
@@ -273,6 +283,18 @@ usage)  # contradictory options and impossible devices
   expect "--workers: must be a finite number >= 0 and <= 256, not '100000'"
   run 3 tune u.csv --devices 99 --backend cuda -o "$work/x.csv"
   expect "no worker could start"
+  # The command line wins over the environment; two variables of the environment conflict.
+  GEMMTUNE_GPUS=2 run 0 tune u.csv --workers 2 -o "$work/e0.csv" "${fast[@]}"
+  expect "on 2 device\(s\) \(cpu"
+  GEMMTUNE_DEVICES=0,1 run 0 tune u.csv --workers 2 -o "$work/f0.csv" "${fast[@]}"
+  GEMMTUNE_GPUS=2 GEMMTUNE_WORKERS=2 run 2 tune u.csv -o "$work/g0.csv" "${fast[@]}"
+  expect "GEMMTUNE_GPUS and GEMMTUNE_WORKERS are set: set one of them"
+  # An input that is one of the files the run writes.
+  untuned v0.csv 8
+  untuned v1.csv 16
+  run 3 tune "$work/v?.csv" --workers 2 -o "$work/v.csv" "${fast[@]}"
+  expect "v0.csv: the output .*v.csv writes this file \(.*v0.csv\), which is also an input"
+  [ "$(entries v0.csv)" = 1 ] || fail "v0.csv was changed"
   ;;
 *) fail "unknown case" ;;
 esac
