@@ -80,7 +80,17 @@ Options Options::from_environment() {
   read_bool("GEMMTUNE_TUNING", o.tuning, w);
   read_bool("GEMMTUNE_RECORD_UNTUNED", o.record_untuned, w);
   read_bool("GEMMTUNE_VERBOSE", o.verbose, w);
-  read_string("GEMMTUNE_BACKEND", o.backend);
+  // A misspelt backend keeps the default, as every other variable's bad value does: an
+  // application must not stop for its environment.
+  if (const char* v = variable("GEMMTUNE_BACKEND"); v != nullptr && *v != '\0') {
+    const std::string_view s(v);
+    if (s == "auto" || s == "cpu" || s == "cuda") {
+      o.backend = s;
+    } else {
+      w.push_back(
+          fmt::format("GEMMTUNE_BACKEND='{}' is not auto, cpu or cuda; using {}", s, o.backend));
+    }
+  }
   read_number("GEMMTUNE_DEVICE", o.device, w);
   read_string("GEMMTUNE_FILENAME", o.filename);
   read_string("GEMMTUNE_UNTUNED_FILENAME", o.untuned_filename);

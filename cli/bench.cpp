@@ -147,6 +147,7 @@ std::string format_table(const BenchResult& result) {
 }
 
 void run_bench_command(BenchCliOptions& cli) {
+  if (cli.workload.empty()) throw ExitWith(ExitCode::Usage, "workload is required");
   // Before anything is measured: the report files are written at the end, and a path that cannot
   // take them would throw the whole run's measurements away.
   if (!cli.output_csv.empty()) {
@@ -267,14 +268,16 @@ void setup_bench(CLI::App& app) {
   auto cli = std::make_shared<BenchCliOptions>();
   auto* cmd = app.add_subcommand(
       "bench", "Run a micro_perf-style GEMM workload with Default and the tuned solutions");
-  cmd->add_option("workload", cli->workload, "Workload file (micro_perf's JSON, old or newer form)")
-      ->required();
+  // Required, but checked by run_bench_command: --show-config prints and exits without one.
+  cmd->add_option("workload", cli->workload,
+                  "Workload file (micro_perf's JSON, old or newer form; required)");
   cmd->add_option("--backend", cli->backend, "auto (CUDA where a GPU is present), cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->envname("GEMMTUNE_BACKEND")
       ->capture_default_str();
   cmd->add_option("--device", cli->device, "Device ordinal")
       ->envname("GEMMTUNE_DEVICE")
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd->add_option("--results", cli->results_file,
                   "Take tuned solutions from this results file (.csv, .db); problems it lacks are "

@@ -12,6 +12,7 @@
 
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/number_checks.hpp"
 #include "cli/results_view.hpp"
 #include "drivers/backend_factory.hpp"
 #include "drivers/solution_resolver.hpp"
@@ -65,8 +66,8 @@ void print_dispatch(const ResultsTable& table, const BackendSession& session) {
       ++unparsed;
       continue;
     }
-    const ResolvedSolution resolved = resolve_solution(*session.registry, backend, problem,
-                                                       e.solution);
+    const ResolvedSolution resolved =
+        resolve_solution(*session.registry, backend, problem, e.solution);
     if (resolved.fell_back) {
       ++fell_back;
       fmt::print("  falls back: {}\n", resolved.warning);
@@ -74,9 +75,10 @@ void print_dispatch(const ResultsTable& table, const BackendSession& session) {
       ++rebuilt;
     }
   }
-  fmt::print("Dispatch on {}: {} entries run their stored solution, {} fall back to {}, {} of a "
-             "kind this version cannot parse\n\n",
-             backend, rebuilt, fell_back, kDefaultSolutionName, unparsed);
+  fmt::print(
+      "Dispatch on {}: {} entries run their stored solution, {} fall back to {}, {} of a "
+      "kind this version cannot parse\n\n",
+      backend, rebuilt, fell_back, kDefaultSolutionName, unparsed);
 }
 
 void run_db_check(const DbCheckOptions& options) {
@@ -92,12 +94,23 @@ void run_db_check(const DbCheckOptions& options) {
     fmt::print("{} ({}), environment {} of {}: {} entries\n\n{}\n", loaded.path.string(),
                loaded.kind, ++index, loaded.tables.size(), table.entries.size(),
                format_entries(table));
-    const Comparison comparison = compare_environments(
-        table.environment, reference.environment, {.strict_keys = options.strict_keys});
+    const Comparison comparison = compare_environments(table.environment, reference.environment,
+                                                       {.strict_keys = options.strict_keys});
     if (options.resolve) print_dispatch(table, *session);
     fmt::print("Validators against {}:\n{}", reference.description, comparison.explain());
     if (comparison.matches()) {
-      fmt::print("=> usable: no validator differs\n\n");
+      fmt::print("=> usable: no validator differs\n");
+      // Loading and appending differ: `tune -o` appends to a CSV file (one environment) only when
+      // its validators are exactly the run's.
+      if (options.against.empty() && loaded.kind == "csv" &&
+          !(table.environment == reference.environment)) {
+        fmt::print(
+            "   (loaded as it is; but `gemmtune tune -o {}` would not append to it: its validators "
+            "are not exactly this environment's, and a CSV file holds one. Tune into another file "
+            "or a .db)\n",
+            loaded.path.string());
+      }
+      fmt::print("\n");
     } else {
       ++mismatched_tables;
       fmt::print("=> REFUSED: {} validator(s) differ; gemmtune will not use these results here\n\n",
@@ -107,12 +120,11 @@ void run_db_check(const DbCheckOptions& options) {
   fmt::print("Summary: {} environment(s), {}\n", loaded.tables.size(),
              loaded.diagnostics.summary());
   if (mismatched_tables > 0) {
-    throw ExitWith(ExitCode::ValidatorMismatch,
-                   fmt::format("{}: validators differ from {}", options.file,
-                               reference.description));
+    throw ExitWith(ExitCode::ValidatorMismatch, fmt::format("{}: validators differ from {}",
+                                                            options.file, reference.description));
   }
   if (loaded.diagnostics.error_count() > 0) {
-    throw ExitWith(ExitCode::BadInput, loaded.diagnostics.summary());
+    throw ExitWith(ExitCode::Partial, loaded.diagnostics.summary());  // the rest is checked
   }
 }
 
@@ -131,6 +143,7 @@ void setup_db_check(CLI::App& db) {
       ->capture_default_str();
   cmd->add_option("--device", options->device, "Device ordinal")
       ->envname("GEMMTUNE_DEVICE")
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd->add_flag("--strict", options->strict, "Fail on the first bad line instead of skipping it");
   cmd->add_flag("--strict-keys", options->strict_keys,

@@ -117,7 +117,11 @@ void run_db_convert(const DbConvertOptions& options) {
   if (!diagnostics.empty()) fmt::print(stderr, "{}", diagnostics.format_all());
   fmt::print("converted {} environment(s), {} entries: {} -> {}\n", report.tables, report.entries,
              options.input, options.output);
-  if (diagnostics.error_count() > 0) throw ExitWith(ExitCode::BadInput, diagnostics.summary());
+  if (diagnostics.error_count() > 0) {
+    // The output holds what could be read; the lines that could not are printed above.
+    throw ExitWith(ExitCode::Partial,
+                   fmt::format("{}; the rest was converted", diagnostics.summary()));
+  }
 }
 
 }  // namespace

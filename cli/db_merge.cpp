@@ -25,11 +25,15 @@ struct DbMergeOptions {
 // The sources a store's tables give: a table that holds nothing (an output created beforehand with
 // `touch`) has no environment, and as the first source it would refuse every other one. It adds
 // nothing, and the output replaces it.
+// An input's bad lines are skipped (printed as it was read; the run ends partial, exit 5), but the
+// output's are not: it is rewritten, and the lines it could not read would be lost with it.
 void add_tables(std::vector<MergeSource>& sources, const std::string& path,
-                std::vector<ResultsTable> tables, const Diagnostics& diagnostics) {
-  if (diagnostics.error_count() > 0) {
+                std::vector<ResultsTable> tables, const Diagnostics& diagnostics, bool is_output) {
+  if (is_output && diagnostics.error_count() > 0) {
     throw ExitWith(ExitCode::BadInput,
-                   fmt::format("{}: {}; nothing was merged", path, diagnostics.summary()));
+                   fmt::format("{}: {} in the output, which a merge rewrites: those lines would be "
+                               "lost; fix or move them (nothing was merged)",
+                               path, diagnostics.summary()));
   }
   // A database of several environments gives one source each, named by number (as `db show`
   // and `db convert --environment N` number them), so that a refusal says which.
@@ -73,9 +77,11 @@ Merged merge_sources(const DbMergeOptions& options, std::vector<MergeSource> sou
 void run_db_merge(const DbMergeOptions& options) {
   // The inputs are only read: what is appended to one meanwhile is not lost, just not merged.
   std::vector<MergeSource> inputs;
+  std::size_t skipped_lines = 0;
   for (const auto& input : options.inputs) {
     LoadedStore loaded = load_store(input, options.strict);
-    add_tables(inputs, input, std::move(loaded.tables), loaded.diagnostics);
+    skipped_lines += loaded.diagnostics.error_count();
+    add_tables(inputs, input, std::move(loaded.tables), loaded.diagnostics, false);
   }
   // Merging into an existing output keeps what it holds: its tables come first (a conflict's tie
   // keeps them), read and replaced in one update, so that no result a tuning run appends to it
@@ -88,7 +94,7 @@ void run_db_merge(const DbMergeOptions& options) {
                    const Diagnostics& diagnostics) -> std::optional<ResultsTable> {
                  if (!diagnostics.empty()) fmt::print(stderr, "{}", diagnostics.format_all());
                  std::vector<MergeSource> sources;
-                 add_tables(sources, options.output, std::move(current), diagnostics);
+                 add_tables(sources, options.output, std::move(current), diagnostics, true);
                  sources.insert(sources.end(), inputs.begin(), inputs.end());
                  merged = merge_sources(options, std::move(sources));
                  return merged.result.table;
@@ -111,6 +117,11 @@ void run_db_merge(const DbMergeOptions& options) {
                    "some inputs were measured in a different environment and were not merged "
                    "(a merge writes one environment: merge each into a file of its own, "
                    "`db convert --environment N` takes one out of a database)");
+  }
+  if (skipped_lines > 0) {
+    throw ExitWith(ExitCode::Partial,
+                   fmt::format("{} bad input line(s) skipped (printed above); the rest was merged",
+                               skipped_lines));
   }
 }
 

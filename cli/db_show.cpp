@@ -23,7 +23,7 @@ void run_db_show(const DbShowOptions& options) {
                format_validators(table.environment), format_entries(table));
   }
   if (loaded.diagnostics.error_count() > 0) {
-    throw ExitWith(ExitCode::BadInput, loaded.diagnostics.summary());
+    throw ExitWith(ExitCode::Partial, loaded.diagnostics.summary());  // the rest is shown
   }
 }
 

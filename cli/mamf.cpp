@@ -105,7 +105,12 @@ class MamfConsole final : public MamfObserver {
       : verbose_(verbose), tty_(isatty(STDERR_FILENO) != 0) {
     if (output_file.empty()) return;
     const std::filesystem::path path(output_file);
-    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+    std::error_code ec;
+    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) {
+      throw InputError(fmt::format("{}: cannot create its directory {}: {}", output_file,
+                                   path.parent_path().string(), ec.message()));
+    }
     file_.open(path, std::ios::out | std::ios::trunc);
     if (!file_) throw InputError(fmt::format("{}: cannot write the output file", output_file));
   }
@@ -262,6 +267,7 @@ void setup_mamf(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--cuda_device", o.device, "Device ordinal")
       ->envname("GEMMTUNE_DEVICE")
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd->add_option("--output_file", o.output_file, "Also write the report to this file");
   cmd->add_option("--notes", o.notes, "Notes for the report header");
@@ -296,7 +302,10 @@ void setup_mamf(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--rotate", o.bench.rotate,
                 "Rotate operand copies (2x last-level cache) instead of flushing the cache");
-  cmd->add_option("--seed", o.bench.seed, "Seed of the random operands")->capture_default_str();
+  // A negative seed would wrap around to a huge unsigned one without a word.
+  cmd->add_option("--seed", o.bench.seed, "Seed of the random operands")
+      ->check(finite_non_negative())
+      ->capture_default_str();
   cmd->add_option("--peak-tflops", cli->peak_tflops,
                   "Peak TFLOPS for the efficiency figure (default: the device's configuration)")
       ->check(finite_positive());

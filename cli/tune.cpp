@@ -314,6 +314,7 @@ void setup_tune(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--device", o.device, "Device ordinal")
       ->envname("GEMMTUNE_DEVICE")
+      ->check(finite_non_negative())
       ->capture_default_str();
   // Bounded (kMaxDevices): each device is a process, and a typo must not spawn 100000 of them.
   auto* gpus_option = cmd->add_option("--gpus", cli->gpus,

@@ -96,8 +96,10 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
       // Bounded, so that the cast to bytes in apply_tuning_options() stays in range.
       ->check(finite_range(0, kMaxWorkspaceMb))
       ->capture_default_str();
+  // A negative seed would wrap around to a huge unsigned one without a word.
   cmd.add_option("--seed", tuner.seed, "Seed of the random operands")
       ->envname("GEMMTUNE_SEED")
+      ->check(finite_non_negative())
       ->capture_default_str();
 }
 

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 #include <system_error>
@@ -133,7 +134,15 @@ ConvertReport convert_file(const std::filesystem::path& from, const std::filesys
   const auto source = open_results_store(from);
   const auto tables = tables_to_convert(*source, to_csv, options, diagnostics);
   // Only now, with the source read: a failed conversion must not leave a target behind (a
-  // corrected rerun would be refused as replacing it).
+  // corrected rerun would be refused as replacing it). A source of nothing but bad lines (an
+  // untuned file given by mistake) is such a failure: its output would be an empty file.
+  const bool nothing_read = std::all_of(tables.begin(), tables.end(), [](const ResultsTable& t) {
+    return t.environment.empty() && t.entries.empty();
+  });
+  if (nothing_read && diagnostics.error_count() > 0) {
+    throw InputError(fmt::format("{}: no results could be read ({}); nothing was written",
+                                 from.string(), diagnostics.summary()));
+  }
   if (!to_csv) return write_new_database(to, tables);
   const auto target = open_results_store(to);
   return write_tables(*target, tables);

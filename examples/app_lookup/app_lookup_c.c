@@ -1,5 +1,7 @@
-/* app_lookup_c: the C API — create a context from the GEMMTUNE_* variables, run one GEMM, and
- * print which solution ran. Runs on the CPU backend (host pointers); exits 1 on failure. */
+/* app_lookup_c: the C API — create a context from explicit options (the defaults, the CPU
+ * backend, and the results file GEMMTUNE_FILENAME names, if set; no other GEMMTUNE_* variable is
+ * read: gemmtune_create() is the call that reads them all), run one GEMM, and print which
+ * solution ran. Runs on the CPU backend (host pointers); exits 1 on failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

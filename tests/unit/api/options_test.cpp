@@ -47,6 +47,20 @@ TEST(Options, FromEnvironment) {
   EXPECT_NE(o.warnings[0].find("GEMMTUNE_DEVICE='banana'"), std::string::npos);
 }
 
+// An application must not stop for a misspelt variable: the default is kept, with a warning.
+TEST(Options, AnUnknownBackendKeepsTheDefault) {
+  ::setenv("GEMMTUNE_BACKEND", "foo", 1);
+  Options o = Options::from_environment();
+  EXPECT_EQ(o.backend, Options{}.backend);
+  ASSERT_EQ(o.warnings.size(), 1u);
+  EXPECT_EQ(o.warnings[0], "GEMMTUNE_BACKEND='foo' is not auto, cpu or cuda; using auto");
+  ::setenv("GEMMTUNE_BACKEND", "cpu", 1);
+  o = Options::from_environment();
+  ::unsetenv("GEMMTUNE_BACKEND");
+  EXPECT_EQ(o.backend, "cpu");
+  EXPECT_TRUE(o.warnings.empty());
+}
+
 TEST(Options, NonFiniteLimitsAreWarnedAboutAndIgnored) {
   ::setenv("GEMMTUNE_MAX_TUNING_DURATION_MS", "nan", 1);
   ::setenv("GEMMTUNE_ROTATING_BUFFER_MB", "inf", 1);
