@@ -267,6 +267,9 @@ void run_tune_command(TuneCliOptions& cli) {
     if (status != 0) throw ExitWith(static_cast<ExitCode>(status));
     return;
   }
+  if (options.inputs.empty() && options.problems.empty()) {
+    throw ExitWith(ExitCode::Usage, "no problems to tune: give untuned files or --problem");
+  }
   resolve_devices(cli);
 
   // One device: the problem in flight runs in this process, and may take minutes (or hang), so a
