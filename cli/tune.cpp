@@ -293,9 +293,14 @@ void run_tune_command(TuneCliOptions& cli) {
     fmt::print(stderr, "\n{}", monitor::format_monitor_summary(*summary.monitor));
   }
   if (!summary.complete()) {
-    const char* why = summary.interrupted       ? "interrupted; rerun to resume"
+    std::string why = summary.interrupted       ? "interrupted; rerun to resume"
                       : !summary.failed.empty() ? "some problems were not tuned"
-                                                : "some input lines could not be read (see above)";
+                      : summary.bad_lines > 0   ? "some input lines could not be read (see above)"
+                                                : "";
+    if (why.empty()) {
+      why = fmt::format("{} left without this run's results (see the notes)",
+                        fmt::join(summary.stale_outputs, ", "));
+    }
     throw ExitWith(ExitCode::Partial, why);
   }
 }

@@ -51,13 +51,18 @@ struct TuneSummary {
   std::vector<std::string>
       outputs;  // files written (multi-device runs: per device, gathered, copies)
   std::vector<std::string> notes;  // what the run wants said (gather conflicts, refusals)
+  // Gathered files or copies left as they were (lines they hold that could not be read, another
+  // environment): they lack this run's winners, so the run is not complete (notes say why).
+  std::vector<std::string> stale_outputs;
   // What the GPU monitor saw while this process tuned (one device, in this process, with the
   // monitor on); measurement windows are the problems' tunings. Multi-device workers print
   // theirs on stderr.
   std::optional<monitor::MonitorSummary> monitor;
   double wall_s = 0;
 
-  bool complete() const { return failed.empty() && bad_lines == 0 && !interrupted; }
+  bool complete() const {
+    return failed.empty() && bad_lines == 0 && !interrupted && stale_outputs.empty();
+  }
 };
 
 // What the run tells whoever watches it (the CLI's progress bar and table).

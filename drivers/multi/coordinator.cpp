@@ -493,6 +493,7 @@ void Coordinator::finish(const std::string& command_line,
   GatherReport gathered = gather_device_files(names_, *environment_, ordinals);
   summary_.outputs.insert(summary_.outputs.end(), gathered.written.begin(), gathered.written.end());
   summary_.notes.insert(summary_.notes.end(), gathered.notes.begin(), gathered.notes.end());
+  summary_.stale_outputs = std::move(gathered.left);
 }
 
 void Coordinator::run(const std::string& command_line) {

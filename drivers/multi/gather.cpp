@@ -91,6 +91,7 @@ GatherReport gather_device_files(const OutputNames& names, const Environment& en
           "{}: left as it is, not rewritten with the gathered results, so that nothing in it is "
           "lost ({}); fix or move it and run again to gather into it",
           path.string(), left_because));
+      report.left.push_back(path.string());
       return;
     }
     gathered = std::move(*next);

@@ -32,6 +32,7 @@ namespace gemmtune {
 
 struct GatherReport {
   std::vector<std::string> written;  // the gathered file, then the copies
+  std::vector<std::string> left;     // gathered file or copies left as they were (notes say why)
   std::size_t entries = 0;
   std::vector<std::string> notes;
 };

@@ -98,6 +98,17 @@ from_one_device)  # -o of an earlier one-device run: its entries are resumed fro
   grep -q "$(params 16)" res_full0.csv || fail "res.csv's own entry was not gathered"
   [ "$(entries res.csv)" = 2 ] || fail "res.csv was changed"
   ;;
+stale_gathered)  # a gathered file left as it was (a line it cannot read) makes the run partial
+  untuned u.csv 8 16 24
+  run 0 tune u.csv --workers 2 -o "$work/r0.csv" "${fast[@]}"
+  echo "garbage line" >>r_full0.csv
+  problem 32 >>u.csv
+  run 5 tune u.csv --workers 2 -o "$work/r0.csv" "${fast[@]}"
+  expect "r_full0.csv: left as it is"
+  expect "r_full0.csv left without this run's results"
+  grep -q "garbage line" r_full0.csv || fail "r_full0.csv lost its unreadable line"
+  grep -q "$(params 32)" r_full1.csv || fail "the copy lacks the new winner"
+  ;;
 crash)  # a problem that crashes every worker is given up after two; nothing else is lost
   untuned u.csv 8 16 24 32 40 48 56
   GEMMTUNE_TEST_CRASH_ON=$(params 32) run 5 tune u.csv --workers 2 -o "$work/c0.csv" "${fast[@]}"
