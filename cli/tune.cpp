@@ -65,8 +65,7 @@ class TerminalProgress final : public TuneObserver {
   void on_candidate(const CandidateReport& c, int done, int total) override {
     if (verbose_) {
       clear();
-      fmt::print(stderr, "    {:<12} {:>10.5f} ms  {}{}\n", to_string(c.disposition),
-                 c.stats.median_ms, c.solution, c.reason.empty() ? "" : "  (" + c.reason + ")");
+      fmt::print(stderr, "{}\n", format_candidate_line(c));
     }
     draw(done, total);
   }

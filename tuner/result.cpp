@@ -1,5 +1,7 @@
 #include "tuner/result.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 
 #include "tuner/error.hpp"
@@ -34,6 +36,11 @@ std::optional<Disposition> disposition_from_string(std::string_view name) {
     if (entry.name == name) return entry.value;
   }
   return std::nullopt;
+}
+
+std::string format_candidate_line(const CandidateReport& c) {
+  return fmt::format("    {:<12} {:>10.5f} ms  {}{}", to_string(c.disposition), c.stats.median_ms,
+                     c.solution, c.reason.empty() ? "" : "  (" + c.reason + ")");
 }
 
 }  // namespace gemmtune

@@ -27,7 +27,9 @@ enum class Disposition { Winner, Slower, Unsupported, Failed, Incorrect, Screene
 
 std::string_view to_string(Disposition d);
 std::optional<Disposition> disposition_from_string(std::string_view name);
-inline std::string_view format_as(Disposition d) { return to_string(d); }
+inline std::string_view format_as(Disposition d) {
+  return to_string(d);
+}
 
 struct CandidateReport {
   std::string solution;
@@ -36,5 +38,8 @@ struct CandidateReport {
   Statistics stats;    // zero iterations where it never ran
   double tflops = 0;   // at the median time
 };
+
+// One line for `tune -v`: "    slower         0.01234 ms  Cpu_Blocked_...  (reason)" (no newline).
+std::string format_candidate_line(const CandidateReport& c);
 
 }  // namespace gemmtune

@@ -157,6 +157,12 @@ int run_worker(const TuneOptions& options, const FaultInjection& faults) {
     std::optional<monitor::MeasurementWindow> window(std::in_place, gpu.monitor.get());
     TuningReport report = tuner.tune(entry.problem);
     window.reset();
+    if (options.verbose) {
+      // What `tune -v` prints on one device, each line naming this one.
+      std::string text = key;
+      for (const CandidateReport& c : report.candidates) text += "\n" + format_candidate_line(c);
+      say_on_stderr(device, text);
+    }
     if (!report.ok()) {
       channel.say(message(report.fatal ? Kind::Fatal : Kind::Failed, key, report.error));
       if (report.fatal) return 1;

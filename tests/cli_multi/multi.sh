@@ -97,6 +97,11 @@ from_one_device)  # -o of an earlier one-device run: its entries are resumed fro
   [ "$(entries res_full0.csv)" = 3 ] || fail "res_full0.csv has $(entries res_full0.csv) entries, not 3"
   grep -q "$(params 16)" res_full0.csv || fail "res.csv's own entry was not gathered"
   [ "$(entries res.csv)" = 2 ] || fail "res.csv was changed"
+  # -v: each worker prints its candidates' dispositions, naming its device.
+  untuned verbose.csv 40
+  run 0 tune verbose.csv --workers 2 -o "$work/res.csv" "${fast[@]}" -v
+  expect "^\[cpu device [01]\] $(problem 40)"
+  expect "^\[cpu device [01]\]     winner "
   ;;
 stale_gathered)  # a gathered file left as it was (a line it cannot read) makes the run partial
   untuned u.csv 8 16 24
