@@ -16,6 +16,7 @@
 #include "tuner/operand_sets.hpp"
 #include "tuner/output_checker.hpp"
 #include "tuner/profiler.hpp"
+#include "tuner/round_order.hpp"
 
 namespace gemmtune {
 namespace {
@@ -463,10 +464,10 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
 
   // Measurement of the survivors (warm: they ran in screening and in the check), in interleaved
   // rounds: each round gives every survivor its share of what is left of its caps, in an order
-  // reversed every other round, and the samples of all rounds are pooled. A device's speed
-  // drifts within a measurement phase (fresh from the idle numerical checks, an H200 ran 0.2-3 ms
-  // GEMMs 15-25% faster for a while), and measuring each survivor in one block handed that head
-  // start to whoever came first: always Default. False when Default failed.
+  // that turns from round to round (round_order.hpp), and the samples of all rounds are pooled. A
+  // device's speed drifts within a measurement phase (fresh from the idle numerical checks, an H200
+  // ran 0.2-3 ms GEMMs 15-25% faster for a while), and measuring each survivor in one block handed
+  // that head start to whoever came first: always Default. False when Default failed.
   auto measure_in_rounds = [&](const std::vector<Candidate*>& group, const PhaseCaps& caps,
                                std::string_view name) {
     const int rounds = caps.empty() ? 1 : kMeasurementRounds;
@@ -476,7 +477,7 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     }
     for (int round = 0; round < rounds; ++round) {
       for (std::size_t i = 0; i < group.size(); ++i) {
-        Candidate& c = *group[round % 2 == 0 ? i : group.size() - 1 - i];
+        Candidate& c = *group[round_position(round, i, group.size())];
         if (!c.alive) continue;
         const auto done_iterations = static_cast<int>(c.samples.size());
         double done_ms = 0;

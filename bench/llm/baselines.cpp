@@ -17,6 +17,7 @@
 #include "tuner/operand_sets.hpp"
 #include "tuner/output_checker.hpp"
 #include "tuner/profiler.hpp"
+#include "tuner/round_order.hpp"
 #include "tuner/statistics.hpp"
 
 namespace gemmtune::bench {
@@ -131,7 +132,7 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
     if (!e.timed.error.empty()) return std::nullopt;
     return try_run(e, caps, with, e.timed.error);
   };
-  // One set of interleaved rounds over `which` (order reversed every other round); each entry's
+  // One set of interleaved rounds over `which` (round_order.hpp); each entry's
   // samples and round medians start afresh.
   auto interleaved_rounds = [&](const std::vector<std::size_t>& which) {
     for (std::size_t i : which) {
@@ -140,7 +141,7 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
     }
     for (int round = 0; round < options.rounds; ++round) {
       for (std::size_t j = 0; j < which.size(); ++j) {
-        Entry& e = entries[which[round % 2 == 0 ? j : which.size() - 1 - j]];
+        Entry& e = entries[which[round_position(round, j, which.size())]];
         if (auto m = run(e, options.caps, profiler)) {
           e.timed.round_medians.push_back(m->stats.median_ms);
           e.timed.samples_ms.insert(e.timed.samples_ms.end(), m->samples_ms.begin(),
@@ -219,7 +220,7 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
     }
     for (int round = 0; round < options.rounds; ++round) {
       for (std::size_t j = 0; j < picked.size(); ++j) {
-        const std::size_t k = round % 2 == 0 ? j : picked.size() - 1 - j;
+        const std::size_t k = round_position(round, j, picked.size());
         Entry& e = entries[picked[k]];
         // Diagnostics: a failure costs only the diagnostic, never the entry's main time.
         if (!immediate_failed[k]) {

@@ -81,7 +81,8 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "against Default, winner must beat Default by {} standard errors and by at least {}%\n"
       "- re-measurement: one operand set rotation per problem (≥ 2×L2 = {:.0f} MiB, as the tuner "
       "plans it) and one profiler for all solutions; warmup {} it each, then a sweep of {} "
-      "interleaved rounds (order reversed every other round) of {} it / {} ms per solution that "
+      "interleaved rounds (the order turning by one entry each round) of {} it / {} ms per "
+      "solution that "
       "chooses the best of the top 8, then Default, heuristic #0, that best and the winner in as "
       "many fresh rounds (the evaluation: the times below); medians of the pooled "
       "samples; per-iteration CUDA events, {} timing as the tuner's; alpha 1, beta 0, random "
@@ -110,12 +111,12 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
                         t.confirmation_contenders, confirmation_caps(t).max_iterations,
                         confirmation_caps(t).max_duration_ms)
           : std::string("no confirmation (the measurement decides)"),
-      to_string(t.mode),
-      tuner.default_margin_sigmas, 100 * tuner.min_gain, mib(2 * d.last_level_cache_bytes),
-      o.remeasure.warmup.max_iterations, o.remeasure.rounds, o.remeasure.caps.max_iterations,
-      o.remeasure.caps.max_duration_ms, to_string(TimingPolicy{}.mode), o.remeasure.small_below_ms,
-      o.remeasure.rounds, o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms,
-      o.remeasure.top, tuner.search.max_workspace_bytes >> 20, o.warmup_s,
+      to_string(t.mode), tuner.default_margin_sigmas, 100 * tuner.min_gain,
+      mib(2 * d.last_level_cache_bytes), o.remeasure.warmup.max_iterations, o.remeasure.rounds,
+      o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms,
+      to_string(TimingPolicy{}.mode), o.remeasure.small_below_ms, o.remeasure.rounds,
+      o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms, o.remeasure.top,
+      tuner.search.max_workspace_bytes >> 20, o.warmup_s,
       o.time_budget_s > 0 ? fmt::format("{} s", o.time_budget_s) : std::string("none"));
   return h;
 }
