@@ -9,10 +9,10 @@
 // head start to the first.
 //
 // Why not reverse every other round for every count, as before: the entries at the two ends then
-// ran two turns back to back at each round's end, and on an H100 gemmtune's own kernels ran about
-// 0.6% slower in the second of them, which cost the winner about 0.3% of its pooled time against
-// the entries in the middle (the LLM benchmark's rounds of runs 46-51; bench/results/
-// 2026-11-26-h100-round-order.md).
+// ran two turns back to back at each round's end, and gemmtune's own kernels ran slower in the
+// second of them (0.3-1.0% on average over the LLM benchmark's decode problems in 13 runs on H100s
+// and H200s, up to 4.5% on small ones), which cost whichever stood at an end about half that in
+// its pooled median (bench/results/2026-11-26-h100-round-order.md).
 #pragma once
 
 #include <cstddef>
