@@ -1,6 +1,8 @@
 #include "api/untuned_recorder.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -34,11 +36,25 @@ void UntunedRecorder::load_existing() {
 bool UntunedRecorder::record(const Problem& problem) {
   if (!loaded_) load_existing();
   if (!recorded_.insert(problem).second) return false;
-  const std::string line = problem.op_signature() + "," + problem.params_signature() + "\n";
-  const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  std::string line = problem.op_signature() + "," + problem.params_signature() + "\n";
+  const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) {
     recorded_.erase(problem);
     GEMMTUNE_THROW("cannot open untuned file {}: {}", path_, std::strerror(errno));
+  }
+  // A file whose last line has no newline (written by hand, or by a tool cut short) would have
+  // this line glued onto it, losing both: start a line first. Under a lock, so that two recorders
+  // do not both see the same unfinished last line. Not for long: the application's GEMM is
+  // waiting, and without the lock the O_APPEND write is still whole.
+  for (int tries = 0; tries < 100 && ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+       ++tries) {
+    ::usleep(10'000);
+  }
+  struct stat st {};
+  char last = '\n';
+  if (::fstat(fd, &st) == 0 && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) == 1 &&
+      last != '\n') {
+    line.insert(line.begin(), '\n');
   }
   const ssize_t written = ::write(fd, line.data(), line.size());
   const int write_errno = errno;

@@ -7,7 +7,9 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -87,11 +89,23 @@ void fsync_directory(const std::filesystem::path& dir) {
 // system has no locks, and the append goes ahead unlocked. flock, not fcntl: fcntl locks belong to
 // the process, so two threads of one (a Context saving from several) would not exclude each other,
 // and closing any other descriptor of the file would drop them.
+// As long as SQLite's busy timeout (sqlite_handle.cpp): a lock held longer is another process
+// stuck, or a user's `flock`, and waiting for it without a word looks like a hang.
+constexpr auto kLockTimeout = std::chrono::seconds(30);
+
 bool lock_for_append(int fd, const std::filesystem::path& path) {
-  while (::flock(fd, LOCK_EX) != 0) {
+  const auto deadline = std::chrono::steady_clock::now() + kLockTimeout;
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EINTR) continue;
     if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL) return false;
-    fail_errno("flock", path);
+    if (errno != EWOULDBLOCK) fail_errno("flock", path);
+    if (std::chrono::steady_clock::now() >= deadline) {
+      throw InputError(
+          fmt::format("{}: locked by another process for more than {} s; nothing "
+                      "was written to it",
+                      path.string(), kLockTimeout.count()));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return true;
 }
@@ -173,13 +187,21 @@ std::filesystem::path temporary_path_for(const std::filesystem::path& path) {
   return path.parent_path() / name;
 }
 
+std::filesystem::path through_links(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_symlink(path, ec)) return path;
+  const auto target = std::filesystem::canonical(path, ec);
+  return ec ? path : target;
+}
+
 void rename_durably(const std::filesystem::path& from, const std::filesystem::path& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) fail_errno("rename", to);
   fsync_directory(to.parent_path());
 }
 
-void write_file_atomically(const std::filesystem::path& path,
+void write_file_atomically(const std::filesystem::path& named,
                            const std::function<void(const ChunkWriter&)>& produce) {
+  const auto path = through_links(named);
   const auto temp = temporary_path_for(path);
   Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
   if (fd.get() < 0) fail_errno("open", temp);

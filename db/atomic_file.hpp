@@ -20,6 +20,10 @@
 // meanwhile. The lock is advisory: it orders gemmtune's appenders, not other programs. Where the
 // file system has no locks (Lustre mounted without flock), appends go ahead unlocked, and a failed
 // one is taken back only when nothing but its own bytes follow the size it saw.
+//
+// A `path` that is a symbolic link is written through: the file it points to is replaced (its
+// temporary file beside it), never the link, so that writers using either name keep sharing one
+// file.
 #pragma once
 
 #include <filesystem>
@@ -43,6 +47,9 @@ void write_file_atomically(const std::filesystem::path& path,
 // beside `path` (".NAME.tmp.PID.N", so on the same file system), and the rename over `path`,
 // made durable as write_file_atomically's is.
 std::filesystem::path temporary_path_for(const std::filesystem::path& path);
+// The file a path names once its symbolic links are followed (`path` itself when it is none, or
+// when the link points nowhere): where a replacement must go.
+std::filesystem::path through_links(const std::filesystem::path& path);
 void rename_durably(const std::filesystem::path& from, const std::filesystem::path& to);
 
 // Creates `path` with `content` only if it does not exist yet, atomically (temp file + link(2),

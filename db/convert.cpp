@@ -79,8 +79,9 @@ void remove_side_files(const std::filesystem::path& database) {
 // otherwise stay beside the converted ones — whatever it holds (another program's tables, no
 // database at all), and a crash leaves the old file or the new one, never a mixture (the old one
 // without its -wal file, if the crash comes just before the rename).
-ConvertReport write_new_database(const std::filesystem::path& to,
+ConvertReport write_new_database(const std::filesystem::path& named,
                                  const std::vector<ResultsTable>& tables) {
+  const auto to = through_links(named);  // the database a link names is replaced, not the link
   const auto temp = temporary_path_for(to);
   try {
     ConvertReport report;

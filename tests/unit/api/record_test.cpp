@@ -58,6 +58,27 @@ TEST(Record, DedupesWithinAndAcrossContexts) {
   EXPECT_EQ(read_untuned_file(dir / "untuned.csv", d).size(), 2u);
 }
 
+// An untuned file whose last line has no newline keeps that line: the recorded one starts anew.
+TEST(Record, AnUnfinishedLastLineIsNotGluedOnto) {
+  TempDir dir;
+  Counts counts;
+  Log log;
+  FloatGemm a(16, 16, 16), earlier(8, 16, 32);
+  write_text(dir / "untuned.csv", "GemmTunableOp_float_NN," + earlier.problem.params_signature());
+  Options o = test_options(dir, counts, log);
+  o.record_untuned = true;
+  {
+    Context ctx(o);
+    ASSERT_TRUE(a.run(ctx).ok);
+  }
+  const auto lines = lines_of(dir / "untuned.csv");
+  ASSERT_EQ(lines.size(), 2u) << read_text(dir / "untuned.csv");
+  EXPECT_EQ(lines[0], "GemmTunableOp_float_NN," + earlier.problem.params_signature());
+  EXPECT_EQ(lines[1], "GemmTunableOp_float_NN," + a.problem.params_signature());
+  Diagnostics d(/*strict=*/true);
+  EXPECT_EQ(read_untuned_file(dir / "untuned.csv", d).size(), 2u);
+}
+
 TEST(Record, SwitchedOnFromCodeAndDisabledRecordsNothing) {
   TempDir dir;
   Counts counts;

@@ -56,6 +56,28 @@ TEST(AtomicFile, ReplacesContent) {
   EXPECT_EQ(count_files(dir.path()), 1u);
 }
 
+// A results file that is a link (shared/results.csv behind app/results.csv) stays one file: the
+// file it names is replaced, and the link still points to it.
+TEST(AtomicFile, ReplacesTheFileALinkNamesNotTheLink) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "shared");
+  std::filesystem::create_directories(dir / "app");
+  write_file_atomically(dir / "shared" / "results.csv", "old\n");
+  std::filesystem::create_symlink("../shared/results.csv", dir / "app" / "results.csv");
+  write_file_atomically(dir / "app" / "results.csv", "new\n");
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "app" / "results.csv"));
+  EXPECT_EQ(testing::read_text(dir / "shared" / "results.csv"), "new\n");
+  rewrite_file_atomically(
+      dir / "app" / "results.csv",
+      [](std::optional<std::string_view> content) -> std::optional<std::string> {
+        return std::string(content.value_or("")) + "more\n";
+      });
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "app" / "results.csv"));
+  EXPECT_EQ(testing::read_text(dir / "shared" / "results.csv"), "new\nmore\n");
+  EXPECT_EQ(count_files(dir / "app"), 1u);
+  EXPECT_EQ(count_files(dir / "shared"), 1u);
+}
+
 TEST(AtomicFile, FailureMidWriteLeavesOldFileIntactAndRemovesTemp) {
   testing::TempDir dir;
   const auto file = dir / "results.csv";
