@@ -380,6 +380,7 @@ api::Entry* Context::Impl::tune_and_publish(const Problem& p, std::uint64_t h) {
       const ResultEntry line{
           p.op_signature(), p.params_signature(), report.winner, report.winner_stats.median_ms, {}};
       master.upsert(line);
+      tuned_here.emplace(line.op_signature, line.params_signature);
       append_result(line, report.candidates);
     } else {
       say_kept_in_memory(p);
@@ -517,15 +518,18 @@ void Context::Impl::write(const std::string& path) {
   const api::ContextLock file(file_mutex);
   refuse_to_replace_another_environment(path);
   ResultsTable held;
+  std::set<ResultKey> tuned;
   {
     const api::ContextLock lock(writer);
     held = master;
     held.environment = write_environment;
+    tuned = tuned_here;
   }
   // Read and replaced under the file's append lock (a database: in one transaction), so that what
   // another process appended since this Context read the file, or what a file it never loaded
   // holds, is kept rather than replaced away. Where both hold a problem, this Context's result is
-  // written.
+  // written if it tuned the problem; one it only loaded gives way to the file's, which may be
+  // newer (a `db merge` into the file meanwhile).
   const bool one_environment = results_store_kind(path) == "csv";
   std::size_t written = 0;
   Diagnostics read;  // bad lines are the readers' to report; they are not kept, as before
@@ -539,7 +543,12 @@ void Context::Impl::write(const std::string& path) {
           if (!one_environment && !(table.environment == held.environment)) continue;
           for (const ResultEntry& e : table.entries) out.upsert(e, table.time_text_of(e));
         }
-        for (const ResultEntry& e : held.entries) out.upsert(e, held.time_text_of(e));
+        for (const ResultEntry& e : held.entries) {
+          const bool ours = tuned.count({e.op_signature, e.params_signature}) > 0;
+          if (ours || out.find(e.op_signature, e.params_signature) == nullptr) {
+            out.upsert(e, held.time_text_of(e));
+          }
+        }
         written = out.entries.size();
         return std::optional<ResultsTable>(std::move(out));
       });

@@ -10,6 +10,7 @@
 #include <future>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "api/deferred_log.hpp"
@@ -97,6 +98,9 @@ struct Context::Impl {
   std::vector<std::unique_ptr<api::LookupTable>> tables;
   std::atomic<api::LookupTable*> table{nullptr};
   ResultsTable master;
+  // The problems of `master` this Context tuned (the others it loaded): on write_file, its own
+  // results replace the file's, while a loaded one gives way to what the file holds now.
+  std::set<ResultKey> tuned_here;
   // What appends and writes label results with: the validators of the file at results_path when
   // it was loaded and accepted (they match this machine's, and may add PyTorch's), else this
   // machine's. Never another file's (read_file merges results, not validators).

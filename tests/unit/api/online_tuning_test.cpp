@@ -140,10 +140,37 @@ TEST(OnlineTuning, WriteFileOnExit) {
   EXPECT_EQ(lines_containing(dir / "out0.csv", g.problem.params_signature()), 1u);
 }
 
+// A result the Context only loaded gives way to what the file holds now: `db merge` put a faster
+// one there while the application ran, and writing on exit must not put the stale one back.
+TEST(OnlineTuning, WriteFileKeepsANewerResultForAProblemTheContextOnlyLoaded) {
+  TempDir dir;
+  Counts counts;
+  Log log;
+  FloatGemm loaded(32, 32, 32), tuned(48, 48, 48);
+  const std::string op = "GemmTunableOp_float_NN,";
+  write_text(dir / "results.csv", validator_lines() + op + loaded.problem.params_signature() +
+                                      ",Default,40\n" + op + tuned.problem.params_signature() +
+                                      ",Default,9.5\n");
+  Options o = test_options(dir, counts, log);
+  o.tuning = true;
+  Context ctx(o);
+  ASSERT_EQ(ctx.load_report().entries, 2u) << ctx.load_report().message;
+  write_text(dir / "results.csv", validator_lines() + op + loaded.problem.params_signature() +
+                                      ",Test_Fast,0.5\n" + op + tuned.problem.params_signature() +
+                                      ",Default,9.5\n");
+  ctx.write_file();
+  const std::string text = read_text(dir / "results.csv");
+  EXPECT_EQ(
+      lines_containing(dir / "results.csv", loaded.problem.params_signature() + ",Test_Fast,0.5"),
+      1u)
+      << text;
+  EXPECT_EQ(lines_containing(dir / "results.csv", loaded.problem.params_signature()), 1u) << text;
+}
+
 // write_file replaces the file with what the Context holds and keeps what the file holds that the
 // Context does not: a line another process appended after the Context read the file (a tuning run
 // on the same results file), or the results of a file the Context never loaded. Where both hold a
-// problem, the Context's result is written.
+// problem the Context tuned, the Context's result is written.
 TEST(OnlineTuning, WriteFileKeepsWhatTheFileHoldsThatTheContextDoesNot) {
   TempDir dir;
   Counts counts;
