@@ -251,6 +251,35 @@ bool create_file_atomically(const std::filesystem::path& path, std::string_view 
   return true;
 }
 
+std::optional<FileIdentity> identity_of(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+bool append_durably_if_same(const std::filesystem::path& path, std::string_view content,
+                            const FileIdentity& expected) {
+  for (;;) {
+    Fd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+    if (fd.get() < 0) {
+      if (errno == ENOENT) return false;  // moved or removed: not the file that was checked
+      fail_errno("open", path);
+    }
+    const bool locked = lock_for_append(fd.get(), path);
+    if (locked && !still_named(fd.get(), path)) continue;  // replaced while we waited
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) fail_errno("fstat", path);
+    if (FileIdentity{static_cast<std::uint64_t>(st.st_dev),
+                     static_cast<std::uint64_t>(st.st_ino)} != expected) {
+      return false;
+    }
+    AppendTarget target{std::move(fd), locked, false};
+    append_locked(target, content, path);
+    target.fd.close_checked(path);
+    return true;
+  }
+}
+
 void append_durably(const std::filesystem::path& path, std::string_view content) {
   AppendTarget target = open_for_append(path);
   append_locked(target, content, path);

@@ -26,6 +26,7 @@
 // file.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -51,6 +52,20 @@ std::filesystem::path temporary_path_for(const std::filesystem::path& path);
 // when the link points nowhere): where a replacement must go.
 std::filesystem::path through_links(const std::filesystem::path& path);
 void rename_durably(const std::filesystem::path& from, const std::filesystem::path& to);
+
+// Which file a path names (device and inode), to tell later whether it is still that file;
+// nullopt when nothing is there.
+struct FileIdentity {
+  std::uint64_t device = 0, inode = 0;
+  friend bool operator==(const FileIdentity&, const FileIdentity&) = default;
+};
+std::optional<FileIdentity> identity_of(const std::filesystem::path& path);
+
+// append_durably's, but only to the file `expected` identifies: false, writing nothing, where
+// `path` now names another file or none (replaced by `db convert --force`, moved away), so that
+// the caller checks the new one's header before it adds to it.
+bool append_durably_if_same(const std::filesystem::path& path, std::string_view content,
+                            const FileIdentity& expected);
 
 // Creates `path` with `content` only if it does not exist yet, atomically (temp file + link(2),
 // which fails rather than replaces); returns false, changing nothing, when it already exists.

@@ -27,7 +27,7 @@ class CsvStore final : public ResultsStore {
 
   void write(const ResultsTable& table) override {
     write_results_csv(path_, table);
-    checked_environment_ = table.environment;
+    checked(table.environment);
   }
 
   void update(Diagnostics& diagnostics, const Update& produce) override {
@@ -42,14 +42,17 @@ class CsvStore final : public ResultsStore {
           written = table->environment;
           return format_results_csv(*table);
         });
-    if (written) checked_environment_ = std::move(written);
+    if (written) checked(*written);
   }
 
   void append(const Environment& environment, const ResultEntry& entry,
               std::span<const CandidateReport> /*candidates: CSV has no place for them*/) override {
     const std::string line = format_result_line(entry, format_time_ms(entry.time_ms));
-    if (checked_environment_ && *checked_environment_ == environment) {
-      append_durably(path_, line);
+    // The header was checked: append, as long as the path still names the file checked. One put
+    // in its place meanwhile (`db convert --force`, a `mv`) is checked again below, so that no
+    // result goes under another file's validators or into a new file without any.
+    if (checked_environment_ && *checked_environment_ == environment && checked_file_ &&
+        append_durably_if_same(path_, line, *checked_file_)) {
       return;
     }
     // A new file is created with its header and this line at once (create_file_atomically), so
@@ -64,7 +67,7 @@ class CsvStore final : public ResultsStore {
         return plan_append(content, environment, header, line);
       });
     }
-    checked_environment_ = environment;
+    checked(environment);
   }
 
   void record_run(const RunRecord& /*run*/) override {}
@@ -92,9 +95,19 @@ class CsvStore final : public ResultsStore {
     return {.append = line, .replace_with = std::nullopt};
   }
 
+  // Remembers the file just verified (or written) as holding `environment`. Identified after the
+  // fact: should another writer replace it in between, the identity is the new file's and an
+  // append to it is unchecked, as it was before identities; the window is a stat call long.
+  void checked(const Environment& environment) {
+    checked_environment_ = environment;
+    checked_file_ = identity_of(path_);
+  }
+
   std::filesystem::path path_;
-  // The environment this object last verified the file against; saves re-reading per append.
+  // The environment this object last verified the file against, and which file that was; saves
+  // re-reading per append.
   std::optional<Environment> checked_environment_;
+  std::optional<FileIdentity> checked_file_;
 };
 
 }  // namespace

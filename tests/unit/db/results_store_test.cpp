@@ -156,6 +156,31 @@ TEST(CsvStore, AppendToAFileOfAnotherEnvironmentIsRefused) {
             "Validator,PT_VERSION,2.10.0\nGemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n");
 }
 
+// A file put in place of the one checked (db convert --force, a mv) is checked again: no result
+// goes under another file's validators, nor into a new file without a header.
+TEST(CsvStore, AFileReplacedAfterItsHeaderWasCheckedIsCheckedAgain) {
+  testing::TempDir dir;
+  const auto path = dir / "r.csv";
+  auto store = open_results_store(path);
+  store->append(kEnv, entry("nn_8_8_8_ld_8_8_8", "Default", 0.5));  // checked: this environment
+  const std::string other =
+      "Validator,PT_VERSION,2.10.0\nGemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n";
+  write_file_atomically(path, other);  // replaced by another environment's file
+  EXPECT_THROW(store->append(kEnv, entry("nn_16_16_16_ld_16_16_16", "Default", 0.25)), InputError);
+  EXPECT_EQ(testing::read_text(path), other);
+  // Moved away: the next append starts a new file with its header.
+  std::filesystem::rename(path, dir / "moved.csv");
+  store->append(kEnv, entry("nn_24_24_24_ld_24_24_24", "Default", 0.125));
+  Diagnostics d;
+  const auto table = read_results_csv(path, d);
+  EXPECT_EQ(table.environment, kEnv);
+  ASSERT_EQ(table.entries.size(), 1u);
+  EXPECT_EQ(table.entries[0].params_signature, "nn_24_24_24_ld_24_24_24");
+  // And while it stays, appends go on to it.
+  store->append(kEnv, entry("nn_32_32_32_ld_32_32_32", "Default", 0.0625));
+  EXPECT_EQ(read_results_csv(path, d).entries.size(), 2u);
+}
+
 TEST(CsvStore, AppendAfterATruncatedLineStartsANewLine) {
   testing::TempDir dir;
   const auto path = dir / "r.csv";
