@@ -38,6 +38,19 @@ std::vector<std::filesystem::path> output_paths(const TuneOptions& options) {
 
 std::atomic<int> g_stop_requests{0};  // lock-free, so a signal handler may touch it
 
+// When the output last changed: its size and time, and its -wal file's (a database's commits).
+std::string output_stamp(const std::filesystem::path& path) {
+  std::string stamp;
+  for (const auto& p : {path, std::filesystem::path(path.string() + "-wal")}) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(p, ec);
+    if (ec) continue;
+    const auto time = std::filesystem::last_write_time(p, ec);
+    if (!ec) stamp += fmt::format("{}:{};", size, time.time_since_epoch().count());
+  }
+  return stamp;
+}
+
 // One device, in this process.
 void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entries,
                TuneSummary& summary, TuneObserver& observer, const std::string& command_line,
@@ -69,6 +82,7 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
   Tuner tuner(backend, *session.registry, options.tuner);
   bool device_lost = false;
   std::string device_lost_reason;
+  std::string seen = output_stamp(store->path());
   for (std::size_t i = 0; i < todo.size(); ++i) {
     const UntunedEntry& entry = *todo[i];
     if (g_stop_requests.load() > 0) {
@@ -79,6 +93,18 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
     if (device_lost) {
       summary.failed.push_back({entry.op_signature, entry.params_signature,
                                 fmt::format("not tried: {}", device_lost_reason)});
+      continue;
+    }
+    // Another run on the same output (overlapping inputs) may have tuned this problem since the
+    // output was read: read again where it changed, so that no problem is measured and appended
+    // twice.
+    if (const std::string now = output_stamp(store->path()); now != seen) {
+      seen = now;
+      done.clear();
+      add_tuned_signatures(*store, environment, done);
+    }
+    if (done.count({entry.op_signature, entry.params_signature})) {
+      ++summary.already_tuned;
       continue;
     }
     observer.on_problem(entry, i, todo.size());
@@ -99,6 +125,8 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
     ResultEntry result{entry.op_signature, entry.params_signature, report.winner,
                        report.winner_stats.median_ms, entry.extra};
     store->append(environment, result, report.candidates);
+    done.emplace(entry.op_signature, entry.params_signature);
+    seen = output_stamp(store->path());  // our own line: nothing new to read
     summary.tuned.push_back(std::move(report));
   }
 
