@@ -123,7 +123,8 @@ class SqliteStore final : public ResultsStore {
   explicit SqliteStore(const std::filesystem::path& path)
       : writing_(!std::filesystem::exists(path)),
         db_(open(path, writing_)),
-        has_schema_(check_schema(/*create=*/writing_)) {}
+        has_schema_(check_schema(/*create=*/writing_)),
+        writing_file_(writing_ ? identity_of(path) : std::nullopt) {}
 
   const std::filesystem::path& path() const override { return db_.path(); }
   std::string_view kind() const override { return "sqlite"; }
@@ -210,12 +211,18 @@ class SqliteStore final : public ResultsStore {
         path, writing ? SqliteDatabase::Access::ReadWrite : SqliteDatabase::Access::ReadOnly);
   }
 
+  // Before every write. A database put in this one's place since it was opened (`db convert
+  // --force` renames a new file over it, and removes the old one's -wal) would take every later
+  // commit into the replaced file, lost with it: the connection is opened again on the file the
+  // path names now.
   void open_for_writing() {
-    if (writing_) return;
-    check_can_write(path());  // WAL needs files beside the database
-    db_ = SqliteDatabase(path(), SqliteDatabase::Access::ReadWrite);
+    if (writing_ && identity_of(path()) == writing_file_) return;
+    const std::filesystem::path where = path();
+    check_can_write(where);  // WAL needs files beside the database
+    db_ = SqliteDatabase(where, SqliteDatabase::Access::ReadWrite);
     writing_ = true;
     has_schema_ = check_schema(/*create=*/true);
+    writing_file_ = identity_of(where);
   }
 
   // Refuses a newer schema or another program's database. With `create` (a connection that
@@ -384,6 +391,7 @@ class SqliteStore final : public ResultsStore {
   bool writing_;  // whether db_ is a connection that writes (opened at the first write)
   SqliteDatabase db_;
   bool has_schema_;
+  std::optional<FileIdentity> writing_file_;  // the file db_ writes, once it writes
 };
 
 }  // namespace

@@ -46,6 +46,35 @@ TEST(SqliteStore, CreatesSchemaWithVersionAndWal) {
   }
 }
 
+// A database put in place of the one being written (db convert --force renames a new file over
+// it) gets the later appends: they went into the replaced file and were lost with it.
+TEST(SqliteStore, AppendsGoToTheDatabaseThePathNamesNow) {
+  testing::TempDir dir;
+  auto writer = make_sqlite_store(dir / "r.db");
+  writer->append(kEnvA, entry("nn_8_8_8_ld_8_8_8", "Default", 0.5), {});
+  {
+    auto other = make_sqlite_store(dir / "new.db");
+    other->append(kEnvB, entry("nn_16_16_16_ld_16_16_16", "Default", 0.25), {});
+  }
+  std::filesystem::rename(dir / "new.db", dir / "r.db");  // as db convert --force replaces it
+  std::filesystem::remove(dir / "r.db-wal");
+  std::filesystem::remove(dir / "r.db-shm");
+  writer->append(kEnvA, entry("nn_24_24_24_ld_24_24_24", "Default", 0.125), {});
+  writer.reset();
+  Diagnostics d;
+  const auto tables = open_results_store(dir / "r.db")->load(d);
+  ASSERT_EQ(tables.size(), 2u);
+  std::size_t entries = 0;
+  for (const auto& t : tables) entries += t.entries.size();
+  EXPECT_EQ(entries, 2u);  // the new file's own, and the append made after the rename
+  bool found = false;
+  for (const auto& t : tables) {
+    for (const auto& e : t.entries)
+      found = found || e.params_signature == "nn_24_24_24_ld_24_24_24";
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(SqliteStore, RefusesANewerSchema) {
   testing::TempDir dir;
   {
