@@ -62,7 +62,10 @@ class CsvStore final : public ResultsStore {
     // no other appender can write a header or a line between what this one read and what it
     // writes.
     const std::string header = format_validator_lines(environment);
-    if (!create_file_atomically(path_, header + line)) {
+    // An existing file is appended to in place: creating one beside it first would fail in a
+    // directory that cannot be written, naming a temporary file, where the file itself can be.
+    std::error_code ec;
+    if (std::filesystem::exists(path_, ec) || !create_file_atomically(path_, header + line)) {
       append_durably(path_, [&](std::string_view content) {
         return plan_append(content, environment, header, line);
       });
