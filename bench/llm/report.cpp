@@ -196,6 +196,11 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
 
   double min_speedup = std::numeric_limits<double>::infinity();
   std::string min_label = "—";
+  // The lowest where a solution replaced Default: where Default was kept the ratio is exactly 1,
+  // and the minimum alone would hide how close the replacements came to the floor.
+  double min_replaced = std::numeric_limits<double>::infinity();
+  std::string min_replaced_label;
+  int compared_with_top = 0;  // rows whose winner is not itself the best of the top 8
   std::vector<std::string> slower, slower_in_sweep;
   Mean tuning, tuning_decode, tuning_prefill, tuning_bwd;
   double tuning_max = 0;
@@ -218,6 +223,11 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
       min_speedup = r.winner_speedup();
       min_label = fmt::format("#{} {}", i + 1, r.shape.label());
     }
+    if (r.tuning.winner != kDefaultSolutionName && r.winner_speedup() < min_replaced) {
+      min_replaced = r.winner_speedup();
+      min_replaced_label = fmt::format("#{} {}", i + 1, r.shape.label());
+    }
+    if (r.baselines.winner.name != r.baselines.top_best.name) ++compared_with_top;
     if (r.slower_than_top()) {
       slower.push_back(fmt::format("#{} {} ({:.3f}, noise {:.1f}%)", i + 1, r.shape.label(),
                                    r.winner_over_top(), 100 * r.noise()));
@@ -262,13 +272,19 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
                       verdict(decode.count > 0 && decode.count == w_decode.count &&
                               decode.geometric() >= kTargetGeomeanDecode));
   }
-  md += fmt::format("| no problem below {:.2f}× of Default | min {:.3f}× ({}) | {} |\n",
-                    kTargetMinSpeedup, any ? min_speedup : 0.0, min_label,
+  const std::string replaced =
+      min_replaced_label.empty()
+          ? std::string()
+          : fmt::format("; lowest where a solution replaced Default {:.3f}× ({})", min_replaced,
+                        min_replaced_label);
+  md += fmt::format("| no problem below {:.2f}× of Default | min {:.3f}× ({}){} | {} |\n",
+                    kTargetMinSpeedup, any ? min_speedup : 0.0, min_label, replaced,
                     verdict(any && min_speedup >= kTargetMinSpeedup));
   md += fmt::format(
-      "| winner not slower than the best of the top 8 beyond noise | {} of {} slower{}{} | {} |\n",
-      slower.size(), w_all.count, slower.empty() ? "" : ": ", fmt::join(slower, "; "),
-      verdict(any && slower.empty()));
+      "| winner not slower than the best of the top 8 beyond noise | {} of {} slower ({} where "
+      "the winner is not that entry){}{} | {} |\n",
+      slower.size(), w_all.count, compared_with_top, slower.empty() ? "" : ": ",
+      fmt::join(slower, "; "), verdict(any && slower.empty()));
   md += fmt::format(
       "| mean tuning time ≤ {:.1f} s per problem | {:.2f} s over {} problems (max {:.2f} s) | {} "
       "|\n",
