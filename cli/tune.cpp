@@ -42,6 +42,7 @@ struct TuneCliOptions {
   std::string shard;
   bool worker = false;  // internal: the worker side of a multi-device run
   std::vector<const CLI::Option*> device_options;  // --gpus, --devices, --workers
+  const CLI::Option* shard_option = nullptr;
   std::string command_line;
   ConfigChoice config;  // --config, --configs-dir, --device-config, --show-config
 };
@@ -210,7 +211,10 @@ void resolve_devices(TuneCliOptions& cli) {
   std::iota(options.devices.begin(), options.devices.end(), 0);
   if (!cli.devices.empty()) options.devices = cli.devices;  // checked as --devices was parsed
   if (!cli.shard.empty()) {
-    options.shard = parse_shard(cli.shard);  // checked as --shard was parsed
+    // Checked as --shard was parsed; named where it came from in the summary.
+    const std::string origin =
+        cli.shard_option != nullptr ? option_origin(*cli.shard_option) : "command line";
+    options.shard = parse_shard(cli.shard, origin == "command line" ? "--shard" : origin);
   } else if (auto from_launcher = shard_from_environment(std::getenv)) {
     options.shard = *from_launcher;
   }
@@ -354,10 +358,12 @@ void setup_tune(CLI::App& app) {
       ->envname("GEMMTUNE_MAX_WORKER_RESTARTS")
       ->check(finite_non_negative())
       ->capture_default_str();
-  cmd->add_option("--shard", cli->shard,
-                  "Tune share I of N (I/N, 0-based); default: from mpirun or srun's environment")
-      ->check(parsed_by("I/N", [](const std::string& text) { (void)parse_shard(text); }))
-      ->envname("GEMMTUNE_SHARD");
+  cli->shard_option =
+      cmd->add_option(
+             "--shard", cli->shard,
+             "Tune share I of N (I/N, 0-based); default: from mpirun or srun's environment")
+          ->check(parsed_by("I/N", [](const std::string& text) { (void)parse_shard(text); }))
+          ->envname("GEMMTUNE_SHARD");
   cmd->add_flag("--worker", cli->worker,
                 "Internal: the worker side of a multi-device run (problems on stdin)")
       ->group("");
