@@ -85,14 +85,15 @@ void fsync_directory(const std::filesystem::path& dir) {
   if (::fsync(fd.get()) != 0) fail_errno("fsync", dir);
 }
 
-// Takes the append lock on `fd`, waiting for the appender that holds it; false where the file
-// system has no locks, and the append goes ahead unlocked. flock, not fcntl: fcntl locks belong to
-// the process, so two threads of one (a Context saving from several) would not exclude each other,
-// and closing any other descriptor of the file would drop them.
 // As long as SQLite's busy timeout (sqlite_handle.cpp): a lock held longer is another process
 // stuck, or a user's `flock`, and waiting for it without a word looks like a hang.
 constexpr auto kLockTimeout = std::chrono::seconds(30);
 
+// Takes the append lock on `fd`, waiting up to kLockTimeout for the appender that holds it (then
+// InputError naming the file); false where the file system has no locks, and the append goes
+// ahead unlocked. flock, not fcntl: fcntl locks belong to the process, so two threads of one (a
+// Context saving from several) would not exclude each other, and closing any other descriptor of
+// the file would drop them.
 bool lock_for_append(int fd, const std::filesystem::path& path) {
   const auto deadline = std::chrono::steady_clock::now() + kLockTimeout;
   while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
