@@ -17,7 +17,8 @@
 // flock(2) on the file from before it looks at the file's size until its bytes are fsync'ed, so a
 // write that fails part-way is taken back to that size — removing its own bytes and never
 // another process's — and the planning form decides from content no one else appends to
-// meanwhile. The lock is advisory: it orders gemmtune's appenders, not other programs. Where the
+// meanwhile; one that waits more than 30 s for the lock gives up with an InputError naming the
+// file. The lock is advisory: it orders gemmtune's appenders, not other programs. Where the
 // file system has no locks (Lustre mounted without flock), appends go ahead unlocked, and a failed
 // one is taken back only when nothing but its own bytes follow the size it saw.
 //
