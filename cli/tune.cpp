@@ -176,8 +176,11 @@ void resolve_devices(TuneCliOptions& cli) {
     const CLI::Option* opt = cli.device_options[i];
     if (!set[i]) continue;
     const std::string origin = option_origin(*opt);
-    (origin == "command line" ? from_command_line : from_environment)
-        .push_back(origin == "command line" ? opt->get_name() : origin);
+    if (origin == "command line") {
+      from_command_line.push_back(opt->get_name());
+    } else {
+      from_environment.push_back(origin);
+    }
   }
   if (from_command_line.size() > 1) {
     throw ExitWith(ExitCode::Usage, "give one of --gpus, --devices and --workers");
@@ -296,15 +299,14 @@ void run_tune_command(TuneCliOptions& cli) {
     fmt::print(stderr, "\n{}", monitor::format_monitor_summary(*summary.monitor));
   }
   if (!summary.complete()) {
-    std::string why = summary.interrupted       ? "interrupted; rerun to resume"
-                      : !summary.failed.empty() ? "some problems were not tuned"
-                      : summary.bad_lines > 0   ? "some input lines could not be read (see above)"
-                                                : "";
-    if (why.empty()) {
-      why = fmt::format("{} left without this run's results (see the notes)",
-                        fmt::join(summary.stale_outputs, ", "));
+    if (summary.interrupted) throw ExitWith(ExitCode::Partial, "interrupted; rerun to resume");
+    if (!summary.failed.empty()) throw ExitWith(ExitCode::Partial, "some problems were not tuned");
+    if (summary.bad_lines > 0) {
+      throw ExitWith(ExitCode::Partial, "some input lines could not be read (see above)");
     }
-    throw ExitWith(ExitCode::Partial, why);
+    throw ExitWith(ExitCode::Partial,
+                   fmt::format("{} left without this run's results (see the notes)",
+                               fmt::join(summary.stale_outputs, ", ")));
   }
 }
 

@@ -252,10 +252,18 @@ bool create_file_atomically(const std::filesystem::path& path, std::string_view 
   return true;
 }
 
+namespace {
+
+FileIdentity identity_from(const struct stat& st) {
+  return FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+}  // namespace
+
 std::optional<FileIdentity> identity_of(const std::filesystem::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+  return identity_from(st);
 }
 
 bool append_durably_if_same(const std::filesystem::path& path, std::string_view content,
@@ -270,10 +278,7 @@ bool append_durably_if_same(const std::filesystem::path& path, std::string_view 
     if (locked && !still_named(fd.get(), path)) continue;  // replaced while we waited
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) fail_errno("fstat", path);
-    if (FileIdentity{static_cast<std::uint64_t>(st.st_dev),
-                     static_cast<std::uint64_t>(st.st_ino)} != expected) {
-      return false;
-    }
+    if (identity_from(st) != expected) return false;
     AppendTarget target{std::move(fd), locked, false};
     append_locked(target, content, path);
     target.fd.close_checked(path);
