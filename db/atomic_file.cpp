@@ -85,6 +85,8 @@ void fsync_directory(const std::filesystem::path& dir) {
   if (::fsync(fd.get()) != 0) fail_errno("fsync", dir);
 }
 
+}  // namespace
+
 // As long as SQLite's busy timeout (sqlite_handle.cpp): a lock held longer is another process
 // stuck, or a user's `flock`, and waiting for it without a word looks like a hang.
 constexpr auto kLockTimeout = std::chrono::seconds(30);
@@ -124,6 +126,8 @@ bool still_named(int fd, const std::filesystem::path& path) {
   }
   return open_file.st_dev == named.st_dev && open_file.st_ino == named.st_ino;
 }
+
+namespace {
 
 struct AppendTarget {
   Fd fd;

@@ -73,6 +73,14 @@ bool append_durably_if_same(const std::filesystem::path& path, std::string_view 
 // Two processes starting on one new results file thus agree on who writes its header.
 bool create_file_atomically(const std::filesystem::path& path, std::string_view content);
 
+// The lock append_durably takes, on a file open on `fd` (its path for messages), for other files
+// read and rewritten under flock(2): waits up to 30 s for the process that holds it (then
+// InputError naming the file); false where the file system has no locks.
+bool lock_for_append(int fd, const std::filesystem::path& path);
+// Whether `path` still names the file open on `fd`: one that was replaced or removed while this
+// process waited for its lock must be opened again.
+bool still_named(int fd, const std::filesystem::path& path);
+
 // Appends `content` and fsyncs; creates the file (and fsyncs its directory) if it is missing.
 void append_durably(const std::filesystem::path& path, std::string_view content);
 

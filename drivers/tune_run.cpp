@@ -6,12 +6,14 @@
 #include <chrono>
 #include <filesystem>
 #include <set>
+#include <thread>
 
 #include "db/results_store.hpp"
 #include "db/untuned_file.hpp"
 #include "drivers/monitor/start_monitor.hpp"
 #include "drivers/multi/coordinator.hpp"
 #include "drivers/multi/output_names.hpp"
+#include "drivers/tune_claims.hpp"
 #include "tuner/error.hpp"
 #include "validator/collect.hpp"
 
@@ -83,31 +85,50 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
   bool device_lost = false;
   std::string device_lost_reason;
   std::string seen = output_stamp(store->path());
-  for (std::size_t i = 0; i < todo.size(); ++i) {
-    const UntunedEntry& entry = *todo[i];
-    if (g_stop_requests.load() > 0) {
-      summary.interrupted = true;
-      summary.failed.push_back({entry.op_signature, entry.params_signature, "interrupted"});
-      continue;
-    }
-    if (device_lost) {
-      summary.failed.push_back({entry.op_signature, entry.params_signature,
-                                fmt::format("not tried: {}", device_lost_reason)});
-      continue;
-    }
-    // Another run on the same output (overlapping inputs) may have tuned this problem since the
-    // output was read: read again where it changed, so that no problem is measured and appended
-    // twice.
+  // Another run on the same output (overlapping inputs) may have tuned a problem since the output
+  // was read: read again where it changed, so that no problem is measured and appended twice.
+  const auto read_output_again = [&] {
     if (const std::string now = output_stamp(store->path()); now != seen) {
       seen = now;
       done.clear();
       add_tuned_signatures(*store, environment, done);
     }
-    if (done.count({entry.op_signature, entry.params_signature})) {
-      ++summary.already_tuned;
-      continue;
+  };
+  TuneClaims claims(store->path());
+  std::size_t begun = 0;  // problems measured so far, for the progress line
+  // Tunes one problem unless it needs no tuning (or cannot have it); false where another run on
+  // this output is tuning it now, and `holder` says which.
+  const auto tune_unless_claimed = [&](const UntunedEntry& entry, std::string& holder) {
+    if (g_stop_requests.load() > 0) {
+      summary.interrupted = true;
+      summary.failed.push_back({entry.op_signature, entry.params_signature, "interrupted"});
+      return true;
     }
-    observer.on_problem(entry, i, todo.size());
+    if (device_lost) {
+      summary.failed.push_back({entry.op_signature, entry.params_signature,
+                                fmt::format("not tried: {}", device_lost_reason)});
+      return true;
+    }
+    const auto already_tuned = [&] {
+      read_output_again();
+      return done.count({entry.op_signature, entry.params_signature}) > 0;
+    };
+    if (already_tuned()) {
+      ++summary.already_tuned;
+      return true;
+    }
+    if (auto other = claims.claim(entry.op_signature, entry.params_signature)) {
+      holder = std::move(*other);
+      return false;
+    }
+    // Read once more now that the claim is ours: a run lets go of a problem only after its
+    // result is saved, so one that finished it just now is seen here.
+    if (already_tuned()) {
+      claims.release(entry.op_signature, entry.params_signature);
+      ++summary.already_tuned;
+      return true;
+    }
+    observer.on_problem(entry, begun++, todo.size());
     std::optional<monitor::MeasurementWindow> window(std::in_place, gpu.monitor.get());
     TuningReport report = tuner.tune(entry.problem, [&](const CandidateReport& c, int d, int t) {
       observer.on_candidate(c, d, t);
@@ -115,19 +136,45 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
     window.reset();
     observer.on_result(report);
     if (!report.ok()) {
+      claims.release(entry.op_signature, entry.params_signature);  // another run may try it
       summary.failed.push_back({entry.op_signature, entry.params_signature, report.error});
       if (report.fatal) {
         device_lost = true;
         device_lost_reason = fmt::format("the device failed earlier ({})", report.error);
       }
-      continue;
+      return true;
     }
     ResultEntry result{entry.op_signature, entry.params_signature, report.winner,
                        report.winner_stats.median_ms, entry.extra};
     store->append(environment, result, report.candidates);
+    claims.release(entry.op_signature, entry.params_signature);
+    // `seen` stays as it was: another run may have appended just before this one, and the
+    // output's next change is read whole.
     done.emplace(entry.op_signature, entry.params_signature);
-    seen = output_stamp(store->path());  // our own line: nothing new to read
     summary.tuned.push_back(std::move(report));
+    return true;
+  };
+
+  std::vector<const UntunedEntry*> deferred;  // another run was tuning them when we came to them
+  std::string holder;
+  for (const UntunedEntry* entry : todo) {
+    if (!tune_unless_claimed(*entry, holder)) deferred.push_back(entry);
+  }
+  // Wait for the other runs' results, and tune what they let go of without one (failed, or the
+  // run stopped): this run ends with every problem it was given tuned or failed, as without them.
+  // Said once the wait is long enough to wonder about: most last a problem's tuning or less.
+  const auto say_after = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  bool waiting_said = false;
+  while (!deferred.empty()) {
+    std::erase_if(deferred, [&](const UntunedEntry* e) { return tune_unless_claimed(*e, holder); });
+    if (deferred.empty()) break;
+    if (!waiting_said && std::chrono::steady_clock::now() >= say_after) {
+      observer.on_note(fmt::format(
+          "waiting for {} problem(s) that another tune of {} is tuning ({}; claims in {})",
+          deferred.size(), store->path().string(), holder, claims.path().string()));
+      waiting_said = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 
   if (gpu.monitor) {

@@ -1,0 +1,259 @@
+#include "drivers/tune_claims.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "db/atomic_file.hpp"
+
+namespace gemmtune {
+namespace {
+
+[[noreturn]] void fail(std::string_view call, const std::filesystem::path& path) {
+  throw std::runtime_error(
+      fmt::format("{}: {} failed: {}", path.string(), call, std::strerror(errno)));
+}
+
+class OwnedFd {
+ public:
+  explicit OwnedFd(int fd) : fd_(fd) {}
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  ~OwnedFd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string first_line_of(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// The start time /proc gives a process (field 22 of its stat line, after the command name, which
+// may itself hold spaces and parentheses); nullopt where no such process runs.
+std::optional<unsigned long long> process_start_ticks(long pid) {
+  const std::string stat = first_line_of(fmt::format("/proc/{}/stat", pid));
+  const auto name_end = stat.rfind(')');
+  if (name_end == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat.substr(name_end + 1));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i == 22) return std::stoull(field);
+  }
+  return std::nullopt;
+}
+
+TuneClaim this_process() {
+  TuneClaim self;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) fail("gethostname", "this machine");
+  self.host = host;
+  self.boot = first_line_of("/proc/sys/kernel/random/boot_id");
+  self.pid = static_cast<long>(::getpid());
+  const auto start = process_start_ticks(self.pid);
+  if (!start) throw std::runtime_error("/proc/self/stat: cannot read this process's start time");
+  self.start_ticks = *start;
+  return self;
+}
+
+bool same_process(const TuneClaim& a, const TuneClaim& b) {
+  return a.host == b.host && a.boot == b.boot && a.pid == b.pid && a.start_ticks == b.start_ticks;
+}
+
+// Whether a claim someone else wrote still stands (the rules in the header).
+bool still_counts(const TuneClaim& claim, const TuneClaim& self, long long now_s) {
+  if (claim.host != self.host) {
+    return now_s - claim.written_s <
+           std::chrono::duration_cast<std::chrono::seconds>(kForeignClaimLifetime).count();
+  }
+  if (claim.boot != self.boot) return false;  // made before this machine last started
+  return process_start_ticks(claim.pid) == claim.start_ticks;
+}
+
+template <typename Number>
+bool parse_number(std::string_view text, Number& value) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+// host, boot, pid, start, written, op signature, params signature: tab-separated.
+std::optional<TuneClaim> parse_claim(std::string_view line) {
+  std::vector<std::string_view> fields;
+  for (std::size_t at = 0;;) {
+    const auto tab = line.find('\t', at);
+    fields.push_back(line.substr(at, tab == std::string_view::npos ? tab : tab - at));
+    if (tab == std::string_view::npos) break;
+    at = tab + 1;
+  }
+  if (fields.size() != 7) return std::nullopt;
+  TuneClaim claim;
+  claim.host = fields[0];
+  claim.boot = fields[1];
+  if (!parse_number(fields[2], claim.pid) || !parse_number(fields[3], claim.start_ticks) ||
+      !parse_number(fields[4], claim.written_s) || fields[5].empty() || fields[6].empty()) {
+    return std::nullopt;
+  }
+  claim.op_signature = fields[5];
+  claim.params_signature = fields[6];
+  return claim;
+}
+
+std::string format_claim(const TuneClaim& c) {
+  return fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\n", c.host, c.boot, c.pid, c.start_ticks,
+                     c.written_s, c.op_signature, c.params_signature);
+}
+
+std::string read_all(int fd, const std::filesystem::path& path) {
+  std::string content;
+  char buffer[8192];
+  for (off_t at = 0;;) {
+    const ssize_t n = ::pread(fd, buffer, sizeof buffer, at);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("read", path);
+    }
+    if (n == 0) return content;
+    content.append(buffer, static_cast<std::size_t>(n));
+    at += n;
+  }
+}
+
+void write_all(int fd, std::string_view content, const std::filesystem::path& path) {
+  if (::ftruncate(fd, 0) != 0) fail("ftruncate", path);
+  for (off_t at = 0; !content.empty();) {
+    const ssize_t n = ::pwrite(fd, content.data(), content.size(), at);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("write", path);
+    }
+    content.remove_prefix(static_cast<std::size_t>(n));
+    at += n;
+  }
+}
+
+// Fields are tab-separated and claims are lines: a problem whose signature holds either is left
+// unclaimed (it is tuned, as it would be without claims).
+bool claimable(const std::string& text) {
+  return text.find_first_of("\t\n\r") == std::string::npos;
+}
+
+}  // namespace
+
+std::string TuneClaim::describe() const {
+  return fmt::format("process {} on {}", pid, host);
+}
+
+std::filesystem::path claims_path_for(const std::filesystem::path& output) {
+  const std::filesystem::path target = through_links(output);
+  return target.parent_path() / ("." + target.filename().string() + ".claims");
+}
+
+TuneClaims::TuneClaims(const std::filesystem::path& output) : path_(claims_path_for(output)) {
+  try {
+    self_ = this_process();
+  } catch (const std::exception& e) {
+    off_reason_ = e.what();
+  }
+}
+
+TuneClaims::~TuneClaims() {
+  if (held_.empty()) return;
+  update([&](std::vector<TuneClaim>& claims) {
+    std::erase_if(claims, [&](const TuneClaim& c) { return same_process(c, self_); });
+  });
+}
+
+std::optional<std::string> TuneClaims::claim(const std::string& op_signature,
+                                             const std::string& params_signature) {
+  if (!claimable(op_signature) || !claimable(params_signature)) return std::nullopt;
+  std::optional<std::string> holder;
+  update([&](std::vector<TuneClaim>& claims) {
+    for (const auto& c : claims) {
+      if (c.op_signature == op_signature && c.params_signature == params_signature) {
+        if (!same_process(c, self_)) holder = c.describe();
+        return;
+      }
+    }
+    TuneClaim mine = self_;
+    mine.op_signature = op_signature;
+    mine.params_signature = params_signature;
+    claims.push_back(std::move(mine));
+  });
+  if (!holder) held_.emplace_back(op_signature, params_signature);
+  return holder;
+}
+
+void TuneClaims::release(const std::string& op_signature, const std::string& params_signature) {
+  const auto held =
+      std::find(held_.begin(), held_.end(), std::pair(op_signature, params_signature));
+  if (held == held_.end()) return;
+  held_.erase(held);
+  update([&](std::vector<TuneClaim>& claims) {
+    std::erase_if(claims, [&](const TuneClaim& c) {
+      return same_process(c, self_) && c.op_signature == op_signature &&
+             c.params_signature == params_signature;
+    });
+  });
+}
+
+bool TuneClaims::update(const std::function<void(std::vector<TuneClaim>&)>& change) {
+  if (!off_reason_.empty()) return false;
+  try {
+    while (true) {
+      OwnedFd fd(::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+      if (fd.get() < 0) fail("open", path_);
+      // Without locks (a file system that has none) the claims are still read and written; two
+      // writers at once may then lose a claim, which costs a problem measured twice.
+      const bool locked = lock_for_append(fd.get(), path_);
+      if (locked && !still_named(fd.get(), path_)) continue;  // its last claim went meanwhile
+
+      const long long now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+      std::vector<TuneClaim> claims;
+      std::istringstream lines(read_all(fd.get(), path_));
+      for (std::string line; std::getline(lines, line);) {
+        auto claim = parse_claim(line);
+        if (claim && (same_process(*claim, self_) || still_counts(*claim, self_, now_s))) {
+          claims.push_back(std::move(*claim));
+        }
+      }
+      change(claims);
+      if (claims.empty()) {
+        // Removed while still locked: a process waiting for the lock finds the path no longer
+        // names this file, and opens it anew.
+        if (::unlink(path_.c_str()) != 0 && errno != ENOENT) fail("unlink", path_);
+        return true;
+      }
+      std::string content;
+      for (auto& c : claims) {
+        if (same_process(c, self_)) c.written_s = now_s;  // what keeps them alive elsewhere
+        content += format_claim(c);
+      }
+      write_all(fd.get(), content, path_);
+      return true;
+    }
+  } catch (const std::exception& e) {
+    off_reason_ = e.what();
+    return false;
+  }
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,75 @@
+// Which problems the `gemmtune tune` runs writing one output are measuring right now, so that
+// runs started together on the same inputs share the problems out instead of each measuring all
+// of them (and appending each result twice).
+//
+// The claims live in a hidden file beside the output, ".NAME.claims" (NAME: the file the output's
+// path names once its links are followed), one line per problem being tuned: who claimed it
+// (host, boot, process id and start time), when that process last wrote the file, and the problem.
+// A run claims a problem just before it measures it and lets go once the result is saved, or once
+// it failed. The file is read and written under an exclusive flock(2), and removed when the last
+// claim goes.
+//
+// A claim counts while its claimer lives: on this machine, while a process with that id and start
+// time runs; from another machine (a shared file system), for kForeignClaimLifetime after its
+// claimer last wrote the file. A claim that no longer counts (a run killed with -9) is dropped the
+// next time the file is written.
+//
+// Claims are advice, never a condition of tuning: where the file cannot be created, read or
+// locked (a read-only directory, a lock held too long), every claim succeeds, and the worst that
+// follows is a problem measured twice.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gemmtune {
+
+inline constexpr auto kForeignClaimLifetime = std::chrono::minutes(10);
+
+// One line of the claims file.
+struct TuneClaim {
+  std::string host, boot;  // gethostname(2); the kernel's boot id
+  long pid = 0;
+  unsigned long long start_ticks = 0;  // the process's start time, clock ticks after boot
+  long long written_s = 0;             // when its claimer last wrote the file (Unix time)
+  std::string op_signature, params_signature;
+
+  std::string describe() const;  // "process 1234 on host"
+};
+
+// The claims file of the results file at `output`.
+std::filesystem::path claims_path_for(const std::filesystem::path& output);
+
+class TuneClaims {
+ public:
+  explicit TuneClaims(const std::filesystem::path& output);
+  ~TuneClaims();  // lets go of every claim this object still holds
+  TuneClaims(const TuneClaims&) = delete;
+  TuneClaims& operator=(const TuneClaims&) = delete;
+
+  // Claims the problem for this process. nullopt: it is ours to tune (also where claims are off);
+  // otherwise who is tuning it now.
+  std::optional<std::string> claim(const std::string& op_signature,
+                                   const std::string& params_signature);
+  void release(const std::string& op_signature, const std::string& params_signature);
+
+  const std::filesystem::path& path() const { return path_; }
+  // Why claims are off for this run ("" while they work): the first error met.
+  const std::string& off_reason() const { return off_reason_; }
+
+ private:
+  // Reads the live claims under the lock, lets `change` edit them, and writes them back (or
+  // removes the file when none are left). False where claims are off.
+  bool update(const std::function<void(std::vector<TuneClaim>&)>& change);
+
+  std::filesystem::path path_;
+  TuneClaim self_;  // this process, without a problem
+  std::vector<std::pair<std::string, std::string>> held_;
+  std::string off_reason_;
+};
+
+}  // namespace gemmtune

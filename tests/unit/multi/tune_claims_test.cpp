@@ -1,0 +1,169 @@
+// The claims that let `tune` runs on one output share its problems out (drivers/tune_claims.hpp):
+// a live claimer's claim holds, a dead one's (killed, a pid reused, an earlier boot, another
+// machine silent too long) is dropped, and the file goes when the last claim does.
+#include "drivers/tune_claims.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "db/text_lines.hpp"
+#include "temp_dir.hpp"
+
+namespace gemmtune {
+namespace {
+
+const std::string kOp = "GemmTunableOp_float_NN";
+const std::string kA = "nn_8_16_16_ld_8_16_8";
+const std::string kB = "nn_16_16_16_ld_16_16_16";
+
+long long now_s() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string line_of(const std::string& host, const std::string& boot, long pid,
+                    unsigned long long start, long long written, const std::string& params) {
+  return fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\n", host, boot, pid, start, written, kOp, params);
+}
+
+// This machine's claim identity, as a claim written by this process shows it.
+TuneClaim own_identity(const std::filesystem::path& output) {
+  TuneClaims claims(output);
+  EXPECT_EQ(claims.claim(kOp, "probe"), std::nullopt);
+  const std::string line = read_file(claims.path());
+  TuneClaim self;
+  std::istringstream fields(line);
+  std::getline(fields, self.host, '\t');
+  std::getline(fields, self.boot, '\t');
+  fields >> self.pid >> self.start_ticks;
+  return self;
+}
+
+// A child process that claims `params` on `output` and then waits to be killed.
+pid_t child_claiming(const std::filesystem::path& output, const std::string& params) {
+  int ready[2];
+  if (::pipe(ready) != 0) return -1;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(ready[0]);
+    {
+      TuneClaims claims(output);
+      const bool mine = !claims.claim(kOp, params).has_value();
+      const char answer = mine ? 'y' : 'n';
+      if (::write(ready[1], &answer, 1) != 1) ::_exit(2);
+      ::pause();
+    }
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  char answer = 0;
+  const bool ok = ::read(ready[0], &answer, 1) == 1 && answer == 'y';
+  ::close(ready[0]);
+  if (!ok) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    return -1;
+  }
+  return pid;
+}
+
+TEST(TuneClaims, AClaimIsWrittenBesideTheOutputAndTheFileGoesWithTheLastClaim) {
+  testing::TempDir dir;
+  const auto output = dir / "res.csv";
+  EXPECT_EQ(claims_path_for(output), dir / ".res.csv.claims");
+  {
+    TuneClaims claims(output);
+    EXPECT_EQ(claims.claim(kOp, kA), std::nullopt);
+    EXPECT_EQ(claims.claim(kOp, kB), std::nullopt);
+    const std::string content = read_file(claims.path());
+    EXPECT_NE(content.find(kOp + "\t" + kA + "\n"), std::string::npos) << content;
+    EXPECT_NE(content.find(kOp + "\t" + kB + "\n"), std::string::npos) << content;
+    claims.release(kOp, kA);
+    EXPECT_EQ(read_file(claims.path()).find(kA), std::string::npos);
+    EXPECT_TRUE(claims.off_reason().empty()) << claims.off_reason();
+  }  // kB still held: the destructor lets go of it
+  EXPECT_FALSE(std::filesystem::exists(dir / ".res.csv.claims"));
+}
+
+TEST(TuneClaims, ALinkedOutputKeepsItsClaimsBesideTheFileItNames) {
+  testing::TempDir dir;
+  std::filesystem::create_directory(dir / "real");
+  testing::write_text(dir / "real" / "res.csv", "");
+  std::filesystem::create_symlink(dir / "real" / "res.csv", dir / "link.csv");
+  EXPECT_EQ(claims_path_for(dir / "link.csv"), dir / "real" / ".res.csv.claims");
+}
+
+TEST(TuneClaims, AClaimOfALiveProcessHoldsUntilItIsKilled) {
+  testing::TempDir dir;
+  const auto output = dir / "res.csv";
+  const pid_t child = child_claiming(output, kA);
+  ASSERT_GT(child, 0);
+  {
+    TuneClaims claims(output);
+    const auto holder = claims.claim(kOp, kA);
+    ASSERT_TRUE(holder.has_value());
+    EXPECT_NE(holder->find(fmt::format("process {} on ", child)), std::string::npos) << *holder;
+    EXPECT_EQ(claims.claim(kOp, kB), std::nullopt);  // another problem is free
+    ::kill(child, SIGKILL);  // no destructor runs: its claim stays in the file
+    ::waitpid(child, nullptr, 0);
+    EXPECT_NE(read_file(claims.path()).find(kA), std::string::npos);
+    EXPECT_EQ(claims.claim(kOp, kA), std::nullopt);  // dropped: its process is gone
+  }
+  EXPECT_FALSE(std::filesystem::exists(claims_path_for(output)));
+}
+
+TEST(TuneClaims, ClaimsOfNoLiveProcessAreDropped) {
+  testing::TempDir dir;
+  const auto output = dir / "res.csv";
+  const TuneClaim self = own_identity(output);
+  const long parent = static_cast<long>(::getppid());
+  // A foreign claim that is fresh holds; every other line here is stale or unreadable.
+  const std::string foreign = line_of("another-host", "b", 42, 7, now_s() - 5, "foreign_fresh");
+  testing::write_text(
+      claims_path_for(output),
+      foreign + line_of("another-host", "b", 42, 7, now_s() - 11 * 60, "foreign_silent") +
+          line_of(self.host, "an-earlier-boot", self.pid, self.start_ticks, now_s(), "old_boot") +
+          line_of(self.host, self.boot, parent, 1, now_s(), "pid_reused") + "not a claim\n" +
+          "a\tb\tc\td\te\tf\tg\n");
+  TuneClaims claims(output);
+  const auto holder = claims.claim(kOp, "foreign_fresh");
+  ASSERT_TRUE(holder.has_value());
+  EXPECT_EQ(*holder, "process 42 on another-host");
+  for (const char* stale : {"foreign_silent", "old_boot", "pid_reused"}) {
+    EXPECT_EQ(claims.claim(kOp, stale), std::nullopt) << stale;
+  }
+  // What is left: the fresh foreign claim, refreshed by no one, and ours.
+  const std::string content = read_file(claims.path());
+  EXPECT_EQ(content.rfind(foreign, 0), 0u) << content;
+  EXPECT_EQ(content.find("not a claim"), std::string::npos) << content;
+  EXPECT_EQ(std::count(content.begin(), content.end(), '\n'), 4) << content;
+}
+
+TEST(TuneClaims, WhereTheFileCannotBeWrittenEveryClaimSucceeds) {
+  testing::TempDir dir;
+  TuneClaims claims(dir / "missing-dir" / "res.csv");
+  EXPECT_EQ(claims.claim(kOp, kA), std::nullopt);
+  EXPECT_EQ(claims.claim(kOp, kA), std::nullopt);
+  EXPECT_NE(claims.off_reason().find("missing-dir"), std::string::npos) << claims.off_reason();
+}
+
+TEST(TuneClaims, ASignatureThatCannotBeALineIsNotClaimed) {
+  testing::TempDir dir;
+  TuneClaims claims(dir / "res.csv");
+  EXPECT_EQ(claims.claim(kOp, "with\ttab"), std::nullopt);
+  EXPECT_FALSE(std::filesystem::exists(claims.path()));
+}
+
+}  // namespace
+}  // namespace gemmtune
