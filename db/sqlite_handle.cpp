@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <thread>
+
 #include "tuner/error.hpp"
 
 namespace gemmtune {
@@ -108,11 +111,7 @@ SqliteDatabase::SqliteDatabase(const std::filesystem::path& path, Access access)
   // the mode it kept. That is the rollback journal, which is as atomic and, with synchronous=FULL,
   // as durable; only readers then wait for a writer's commit, on the busy timeout. So the database
   // is used in the mode it answered, and journal_mode() tells which.
-  std::string journal;
-  {
-    SqliteStatement wal(*this, "PRAGMA journal_mode=WAL");
-    if (wal.step()) journal = wal.column_text(0);
-  }
+  std::string journal = switch_to_wal();
   if (journal.empty() || journal == "memory" || journal == "off") {
     // A journal in memory, or none, would lose atomicity or durability; no database in a file
     // answers with them, but nothing that does may hold results.
@@ -122,6 +121,33 @@ SqliteDatabase::SqliteDatabase(const std::filesystem::path& path, Access access)
   // synchronous=FULL fsyncs at every commit (in WAL mode NORMAL would not), so a committed result
   // survives power loss, as append() promises.
   exec("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
+}
+
+std::string SqliteDatabase::switch_to_wal() {
+  // Processes that open one new database together each ask for WAL, which takes the file's
+  // exclusive lock; SQLite answers some of them SQLITE_BUSY at once, without the busy handler,
+  // where waiting could deadlock. They ask again, for as long as the busy timeout would wait.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  const auto keep_mode = [](void* out, int columns, char** values, char**) {
+    if (columns > 0 && values[0] != nullptr) *static_cast<std::string*>(out) = values[0];
+    return 0;
+  };
+  while (true) {
+    std::string journal;
+    char* error = nullptr;
+    const int rc = sqlite3_exec(db_.get(), "PRAGMA journal_mode=WAL", keep_mode, &journal, &error);
+    const std::string message = error != nullptr ? error : sqlite3_errstr(rc);
+    sqlite3_free(error);
+    if (rc == SQLITE_OK) return journal;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) {
+      throw_sqlite_failure(rc, db_.get(),
+                           fmt::format("PRAGMA journal_mode=WAL failed on {}: {} (code {})",
+                                       path_.string(), message, rc),
+                           __FILE__, __LINE__);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 std::string SqliteDatabase::journal_mode() {

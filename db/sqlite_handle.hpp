@@ -61,6 +61,8 @@ class SqliteDatabase {
   // Opens `name` (a path, or a URI with SQLITE_OPEN_URI) into db_ and reads its schema; returns
   // that read's result code.
   int connect(const std::string& name, int flags);
+  // PRAGMA journal_mode=WAL: the journal mode SQLite answered with.
+  std::string switch_to_wal();
 
   struct Closer {
     void operator()(sqlite3* db) const noexcept;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -243,6 +244,47 @@ TEST(SqliteStore, SeveralProcessesAppendToOneDatabase) {
   EXPECT_EQ(tables[0].entries.size(), static_cast<std::size_t>(kProcesses * kEach));
   SqliteDatabase db(path);
   EXPECT_EQ(count(db, "measurements"), kProcesses * kEach);
+}
+
+// Each connection to a new database switches it to WAL, which takes the file's exclusive lock;
+// SQLite answers a connection that would wait for it behind another SQLITE_BUSY at once, without
+// the busy timeout. Processes opening one new database together (tune runs or workers starting on
+// one new -o file) must all get it, not fail as "locked".
+TEST(SqliteHandle, ProcessesOpeningOneNewDatabaseTogetherAllOpenIt) {
+  testing::TempDir dir;
+  constexpr int kRounds = 40, kProcesses = 6;
+  int failures = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    const auto path = dir / fmt::format("new{}.db", round);
+    int go[2];
+    ASSERT_EQ(::pipe(go), 0);
+    std::vector<pid_t> children;
+    for (int p = 0; p < kProcesses; ++p) {
+      const pid_t pid = ::fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        ::close(go[1]);
+        char byte;
+        (void)::read(go[0], &byte, 1);  // returns when the parent closes its end: all start
+        try {
+          SqliteDatabase db(path);
+          ::_exit(db.journal_mode() == "wal" ? 0 : 1);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "%s\n", e.what());
+          ::_exit(1);
+        }
+      }
+      children.push_back(pid);
+    }
+    ::close(go[0]);
+    ::close(go[1]);
+    for (const pid_t pid : children) {
+      int status = 0;
+      ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failures;
+    }
+  }
+  EXPECT_EQ(failures, 0);
 }
 
 // update() reads and writes in one write transaction: a result another process appends while
