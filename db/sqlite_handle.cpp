@@ -1,5 +1,7 @@
 #include "db/sqlite_handle.hpp"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -26,6 +28,12 @@ std::string immutable_uri(const std::filesystem::path& path) {
     }
   }
   return uri + "?immutable=1";
+}
+
+// Whether this process may write the database file and create files beside it.
+bool may_write_beside(const std::filesystem::path& path) {
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  return ::access(path.c_str(), W_OK) == 0 && ::access(dir.c_str(), W_OK) == 0;
 }
 
 }  // namespace
@@ -72,9 +80,19 @@ void SqliteDatabase::Closer::operator()(sqlite3* db) const noexcept {
 }
 
 SqliteDatabase::SqliteDatabase(const std::filesystem::path& path, Access access) : path_(path) {
-  const int mode = access == Access::ReadOnly ? SQLITE_OPEN_READONLY
-                                              : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  int read = connect(path.string(), mode);
+  int read = SQLITE_CANTOPEN;
+  if (access == Access::ReadOnly && may_write_beside(path)) {
+    // A reader of a WAL database creates its -wal and -shm files, and only a connection that may
+    // write removes them as it closes (the last one to close): so a reader that may write opens
+    // for writing and refuses itself every write, and `db show` leaves no files behind.
+    read = connect(path.string(), SQLITE_OPEN_READWRITE);
+    if (read == SQLITE_OK) exec("PRAGMA query_only = ON");
+  }
+  if (read != SQLITE_OK) {
+    read = connect(path.string(), access == Access::ReadOnly
+                                      ? SQLITE_OPEN_READONLY
+                                      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  }
   std::error_code no_wal;  // set when there is no -wal file
   const auto wal_bytes = std::filesystem::file_size(path.string() + "-wal", no_wal);
   if (access == Access::ReadOnly && (read & 0xff) == SQLITE_READONLY &&

@@ -338,6 +338,31 @@ TEST(SqliteStore, ReadingChangesNothingAndTakesNoWriteLock) {
   EXPECT_EQ(store->load().at(0).entries.size(), 2u);
 }
 
+// A reader of a WAL database opens its -wal and -shm files; `db show` must not leave them behind
+// (only a connection that may write removes them, as the last one closes), nor take them from
+// under a writer that is still open.
+TEST(SqliteStore, AReaderLeavesNoFilesBesideTheDatabase) {
+  testing::TempDir dir;
+  const auto path = dir / "r.db";
+  make_sqlite_store(path)->write(ResultsTable{kEnvA, {entry("nn_8_8_8_ld_8_8_8", "A", 0.5)}, {}});
+  const auto beside = [&](const char* suffix) {
+    return std::filesystem::exists(path.string() + suffix);
+  };
+  ASSERT_FALSE(beside("-wal"));
+  EXPECT_EQ(make_sqlite_store(path)->load().at(0).entries.size(), 1u);
+  EXPECT_FALSE(beside("-wal"));
+  EXPECT_FALSE(beside("-shm"));
+  {
+    auto writer = make_sqlite_store(path);
+    writer->append(kEnvA, entry("nn_16_8_8_ld_16_8_16", "B", 0.25));
+    EXPECT_EQ(make_sqlite_store(path)->load().at(0).entries.size(), 2u);
+    EXPECT_TRUE(beside("-wal"));  // the writer's, still open
+    writer->append(kEnvA, entry("nn_24_8_8_ld_24_8_24", "C", 0.25));
+  }
+  EXPECT_EQ(make_sqlite_store(path)->load().at(0).entries.size(), 3u);
+  EXPECT_FALSE(beside("-wal"));
+}
+
 // A database in a read-only file and directory can be read (only where permissions hold: root
 // writes anyway).
 TEST(SqliteStore, ReadsADatabaseInAReadOnlyDirectory) {
