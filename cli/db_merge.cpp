@@ -1,9 +1,13 @@
 // gemmtune db merge OUT IN...: gathers winners from several results files (an existing OUT
-// included) into OUT; conflicts go to the faster time and are reported; a file measured in a
-// different environment is refused with the differing validators and exit code 4. OUT is read and
-// replaced in one ResultsStore::update, so that a result a tuning run appends to it meanwhile is
-// merged too, not lost.
+// included) into OUT; conflicts go to the faster time and are reported. A CSV OUT holds one
+// environment: a file measured in a different one is refused with the differing validators and
+// exit code 4. A database OUT keeps each environment's results in its own table. OUT is read and
+// replaced in one ResultsStore::update per environment, so that a result a tuning run appends to
+// it meanwhile is merged too, not lost.
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
 
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
@@ -74,6 +78,22 @@ Merged merge_sources(const DbMergeOptions& options, std::vector<MergeSource> sou
   return merged;
 }
 
+// The inputs' sources by environment, in the order each environment first appears.
+std::vector<std::vector<MergeSource>> by_environment(std::vector<MergeSource> sources) {
+  std::vector<std::vector<MergeSource>> groups;
+  for (auto& source : sources) {
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+      return g.front().table.environment == source.table.environment;
+    });
+    if (group == groups.end()) {
+      groups.emplace_back();
+      group = std::prev(groups.end());
+    }
+    group->push_back(std::move(source));
+  }
+  return groups;
+}
+
 void run_db_merge(const DbMergeOptions& options) {
   // The inputs are only read: what is appended to one meanwhile is not lost, just not merged.
   std::vector<MergeSource> inputs;
@@ -83,40 +103,80 @@ void run_db_merge(const DbMergeOptions& options) {
     skipped_lines += loaded.diagnostics.error_count();
     add_tables(inputs, input, std::move(loaded.tables), loaded.diagnostics, false);
   }
-  // Merging into an existing output keeps what it holds: its tables come first (a conflict's tie
-  // keeps them), read and replaced in one update, so that no result a tuning run appends to it
-  // meanwhile is lost.
-  Merged merged;
-  Diagnostics output_diagnostics(options.strict);
-  open_results_store(options.output)
-      ->update(output_diagnostics,
-               [&](std::vector<ResultsTable> current,
-                   const Diagnostics& diagnostics) -> std::optional<ResultsTable> {
-                 if (!diagnostics.empty()) fmt::print(stderr, "{}", diagnostics.format_all());
-                 std::vector<MergeSource> sources;
-                 add_tables(sources, options.output, std::move(current), diagnostics, true);
-                 sources.insert(sources.end(), inputs.begin(), inputs.end());
-                 merged = merge_sources(options, std::move(sources));
-                 return merged.result.table;
-               });
-  for (const auto& warning : merged.warnings) fmt::print(stderr, "{}", warning);
-  for (const auto& conflict : merged.result.conflicts) {
-    fmt::print("conflict: {}\n", conflict.describe());
+  // A CSV file holds one environment: the first source's, and the others are refused. A database
+  // holds any number, one table each: the inputs of each environment are merged into that
+  // environment's table, and the output's other environments are left as they are.
+  const bool per_environment =
+      results_store_kind(options.output) == "sqlite" && !options.ignore_validators;
+  std::vector<std::vector<MergeSource>> groups;
+  if (per_environment) {
+    groups = by_environment(std::move(inputs));
+  } else {
+    groups.push_back(std::move(inputs));
   }
-  for (const auto& refused : merged.result.refused) {
-    fmt::print(stderr, "refused: {}\n", refused.describe(merged.sources.front().name));
+  if (per_environment && groups.empty()) {
+    fmt::print("nothing to merge: the inputs hold no results; {} was left as it was\n",
+               options.output);
+  }
+
+  // Merging into an existing output keeps what it holds: its tables come first (a conflict's tie
+  // keeps them), read and replaced in one update per environment, so that no result a tuning run
+  // appends to it meanwhile is lost.
+  std::vector<Merged> merged;
+  bool output_read = false;
+  const auto store = open_results_store(options.output);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const std::vector<MergeSource>& group = groups[g];
+    Diagnostics output_diagnostics(options.strict);
+    store->update(output_diagnostics,
+                  [&](std::vector<ResultsTable> current,
+                      const Diagnostics& diagnostics) -> std::optional<ResultsTable> {
+                    if (!output_read && !diagnostics.empty())
+                      fmt::print(stderr, "{}", diagnostics.format_all());
+                    output_read = true;
+                    if (per_environment) {
+                      std::erase_if(current, [&](const ResultsTable& t) {
+                        return !(t.environment == group.front().table.environment);
+                      });
+                    }
+                    std::vector<MergeSource> sources;
+                    add_tables(sources, options.output, std::move(current), diagnostics, true);
+                    sources.insert(sources.end(), group.begin(), group.end());
+                    Merged result = merge_sources(options, std::move(sources));
+                    std::optional<ResultsTable> table = result.result.table;
+                    if (merged.size() == g) {
+                      merged.push_back(std::move(result));
+                    } else {
+                      merged.back() = std::move(result);  // update() ran it again
+                    }
+                    return table;
+                  });
+  }
+  std::size_t sources = 0, entries = 0, conflicts = 0, refused = 0;
+  for (const auto& m : merged) {
+    for (const auto& warning : m.warnings) fmt::print(stderr, "{}", warning);
+    for (const auto& conflict : m.result.conflicts) {
+      fmt::print("conflict: {}\n", conflict.describe());
+    }
+    for (const auto& r : m.result.refused) {
+      fmt::print(stderr, "refused: {}\n", r.describe(m.sources.front().name));
+    }
+    sources += m.sources.size() - m.result.refused.size();
+    entries += m.result.table.entries.size();
+    conflicts += m.result.conflicts.size();
+    refused += m.result.refused.size();
   }
   fmt::print(
-      "merged {} source(s) into {}: {} entries, {} conflict(s) resolved by the faster "
+      "merged {} source(s) into {}: {} entries{}, {} conflict(s) resolved by the faster "
       "time, {} source(s) refused\n",
-      merged.sources.size() - merged.result.refused.size(), options.output,
-      merged.result.table.entries.size(), merged.result.conflicts.size(),
-      merged.result.refused.size());
-  if (!merged.result.refused.empty()) {
+      sources, options.output, entries,
+      merged.size() > 1 ? fmt::format(" in {} environments", merged.size()) : std::string(),
+      conflicts, refused);
+  if (refused > 0) {
     throw ExitWith(ExitCode::ValidatorMismatch,
                    "some inputs were measured in a different environment and were not merged "
-                   "(a merge writes one environment: merge each into a file of its own, "
-                   "`db convert --environment N` takes one out of a database)");
+                   "(a CSV file holds one environment: merge each into a file of its own, or "
+                   "into a database, which keeps each environment's results apart)");
   }
   if (skipped_lines > 0) {
     throw ExitWith(ExitCode::Partial,

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <string>
 
 #include "db/results_store.hpp"
@@ -94,6 +95,40 @@ TEST(DbMerge, KeepsAResultCommittedToADatabaseOutputMeanwhile) {
   for (const auto& e : tables[0].entries) params.push_back(e.params_signature);
   EXPECT_EQ(params, (std::vector<std::string>{"nn_8_8_8_ld_8_8_8", "nn_16_8_8_ld_16_8_16",
                                               "nn_24_8_8_ld_24_8_24"}));
+}
+
+// A database keeps each environment's results in a table of its own, so a merge into one keeps
+// every input: each environment's inputs go into that environment's table, and the output's
+// other environments are left as they were. A CSV output, which holds one, refuses the others.
+TEST(DbMerge, IntoADatabaseEachEnvironmentKeepsItsOwnResults) {
+  testing::TempDir dir;
+  ResultsTable first, second;
+  first.environment.set("PT_VERSION", "2.11.0");
+  first.upsert({"GemmTunableOp_float_NN", "nn_8_8_8_ld_8_8_8", "Default", 0.5, {}});
+  second.environment.set("PT_VERSION", "2.12.0");
+  second.upsert({"GemmTunableOp_float_NN", "nn_32_8_8_ld_32_8_32", "Default", 0.5, {}});
+  open_results_store(dir / "out.db")->write(first);
+  open_results_store(dir / "out.db")->write(second);
+  testing::write_text(dir / "in11.csv", std::string(kHeader) + std::string(kMerged));
+  testing::write_text(dir / "in12.csv", "Validator,PT_VERSION,2.12.0\n" + std::string(kAppended));
+  testing::write_text(dir / "in13.csv", "Validator,PT_VERSION,2.13.0\n" + std::string(kKept));
+
+  EXPECT_EQ(gemmtune(dir.path(), "db merge out.db in12.csv in13.csv in11.csv"), 0);
+  const auto tables = open_results_store(dir / "out.db")->load();
+  ASSERT_EQ(tables.size(), 3u);
+  std::map<std::string, std::vector<std::string>> params;
+  for (const auto& t : tables) {
+    for (const auto& e : t.entries)
+      params[std::string(*t.environment.get("PT_VERSION"))].push_back(e.params_signature);
+  }
+  EXPECT_EQ(params["2.11.0"],
+            (std::vector<std::string>{"nn_8_8_8_ld_8_8_8", "nn_24_8_8_ld_24_8_24"}));
+  EXPECT_EQ(params["2.12.0"],
+            (std::vector<std::string>{"nn_32_8_8_ld_32_8_32", "nn_16_8_8_ld_16_8_16"}));
+  EXPECT_EQ(params["2.13.0"], (std::vector<std::string>{"nn_8_8_8_ld_8_8_8"}));
+
+  EXPECT_EQ(gemmtune(dir.path(), "db merge out.csv in11.csv in12.csv"), 4);
+  EXPECT_EQ(testing::read_text(dir / "out.csv"), std::string(kHeader) + std::string(kMerged));
 }
 
 // A misspelt source is bad input (3), and nothing is created: a corrected rerun is not refused.
