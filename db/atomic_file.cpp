@@ -1,12 +1,14 @@
 #include "db/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -184,7 +186,38 @@ int open_to_replace(const std::filesystem::path& path) {
 
 }  // namespace
 
+namespace {
+
+// A writer killed (-9, power loss) between creating its temporary file and renaming it leaves the
+// file behind. The next writer of the same file removes such leftovers: those of a process that no
+// longer runs here, untouched for an hour. The hour spares a writer of another machine that shares
+// the directory (its process id means nothing here), which takes seconds, not hours.
+constexpr auto kLeftoverAge = std::chrono::hours(1);
+
+void remove_leftover_temporaries(const std::filesystem::path& path) {
+  const std::string prefix = "." + path.filename().string() + ".tmp.";
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  std::error_code ec;
+  const auto now = std::filesystem::file_time_type::clock::now();
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    // PID.N, then a SQLite temporary's -journal, -wal or -shm where it has one.
+    long pid = 0;
+    const char* digits = name.c_str() + prefix.size();
+    const auto [end, error] = std::from_chars(digits, name.c_str() + name.size(), pid);
+    if (error != std::errc() || end == digits || *end != '.' || pid <= 0) continue;
+    const auto written = entry.last_write_time(ec);
+    if (ec || now - written < kLeftoverAge) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // still running
+    std::filesystem::remove(entry.path(), ec);
+  }
+}
+
+}  // namespace
+
 std::filesystem::path temporary_path_for(const std::filesystem::path& path) {
+  remove_leftover_temporaries(path);
   // pid + counter is unique among processes and threads of this host; O_EXCL catches the rest.
   static std::atomic<unsigned> counter{0};
   auto name = path.filename().string();

@@ -47,7 +47,9 @@ void write_file_atomically(const std::filesystem::path& path,
 
 // For files that must be built whole under another name first (a SQLite database): a fresh name
 // beside `path` (".NAME.tmp.PID.N", so on the same file system), and the rename over `path`,
-// made durable as write_file_atomically's is.
+// made durable as write_file_atomically's is. It first removes what earlier writers of `path`
+// killed before their rename left there: temporary files of a process that no longer runs on this
+// machine, untouched for an hour (so never a writer's on another machine sharing the directory).
 std::filesystem::path temporary_path_for(const std::filesystem::path& path);
 // The file a path names once its symbolic links are followed (`path` itself when it is none, or
 // when the link points nowhere): where a replacement must go.

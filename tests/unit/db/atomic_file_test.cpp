@@ -6,11 +6,16 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <csignal>
 
+#include <chrono>
 #include <future>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "held_append_lock.hpp"
 #include "temp_dir.hpp"
@@ -104,6 +109,39 @@ TEST(AtomicFile, FailureWhenNoOldFileLeavesNothing) {
                std::runtime_error);
   EXPECT_FALSE(std::filesystem::exists(file));
   EXPECT_EQ(count_files(dir.path()), 0u);
+}
+
+// A writer killed between creating its temporary file and the rename leaves it behind; the next
+// writer of the same file removes it once it is an hour old and its process is gone, and leaves
+// alone a younger one (a writer on another machine) and one whose process still runs.
+TEST(AtomicFile, TheNextWriterRemovesLeftoverTemporaryFiles) {
+  testing::TempDir dir;
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ASSERT_GT(gone, 0);
+  ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+  const auto leftover = [&](long pid, const std::string& suffix, std::chrono::hours age) {
+    const auto path = dir / fmt::format(".res.csv.tmp.{}.0{}", pid, suffix);
+    testing::write_text(path, "partial");
+    std::filesystem::last_write_time(path, std::filesystem::file_time_type::clock::now() - age);
+    return path;
+  };
+  const auto old_gone = leftover(gone, "", std::chrono::hours(2));
+  const auto old_journal = leftover(gone, "-journal", std::chrono::hours(2));
+  const auto young_gone = leftover(gone, ".x", std::chrono::hours(0));
+  const auto old_running = leftover(::getpid(), "", std::chrono::hours(2));
+  const auto other_file = dir / fmt::format(".other.csv.tmp.{}.0", gone);
+  testing::write_text(other_file, "partial");
+  std::filesystem::last_write_time(
+      other_file, std::filesystem::file_time_type::clock::now() - std::chrono::hours(2));
+
+  write_file_atomically(dir / "res.csv", "new\n");
+  EXPECT_EQ(testing::read_text(dir / "res.csv"), "new\n");
+  EXPECT_FALSE(std::filesystem::exists(old_gone));
+  EXPECT_FALSE(std::filesystem::exists(old_journal));
+  EXPECT_TRUE(std::filesystem::exists(young_gone));
+  EXPECT_TRUE(std::filesystem::exists(old_running));
+  EXPECT_TRUE(std::filesystem::exists(other_file));
 }
 
 TEST(AtomicFile, KeepsPermissionBits) {
