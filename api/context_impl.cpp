@@ -537,11 +537,11 @@ void Context::Impl::write(const std::string& path) {
       read, [&](std::vector<ResultsTable> current, const Diagnostics&) {
         ResultsTable out;
         out.environment = held.environment;
-        for (const ResultsTable& table : current) {
+        for (const ResultsTable& stored : current) {
           // A CSV file is one environment, which refuse_to_replace_another_environment accepted;
           // a database's other environments are not this write's to touch.
-          if (!one_environment && !(table.environment == held.environment)) continue;
-          for (const ResultEntry& e : table.entries) out.upsert(e, table.time_text_of(e));
+          if (!one_environment && !(stored.environment == held.environment)) continue;
+          for (const ResultEntry& e : stored.entries) out.upsert(e, stored.time_text_of(e));
         }
         for (const ResultEntry& e : held.entries) {
           const bool ours = tuned.count({e.op_signature, e.params_signature}) > 0;

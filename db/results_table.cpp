@@ -14,18 +14,47 @@ bool same_key(const ResultEntry& e, std::string_view op, std::string_view params
 
 }  // namespace
 
-ResultEntry* ResultsTable::find(std::string_view op, std::string_view params) {
-  for (auto& e : entries) {
+// Signatures hold no NUL: the index's key is both, joined by one.
+std::string index_key(std::string_view op, std::string_view params) {
+  std::string key;
+  key.reserve(op.size() + params.size() + 1);
+  key.append(op).push_back('\0');
+  key.append(params);
+  return key;
+}
+
+const ResultEntry* ResultsTable::indexed(std::string_view op, std::string_view params) const {
+  const auto rebuild = [&] {
+    index_by_key.clear();
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      // The first of equal entries, as a search from the front finds.
+      index_by_key.try_emplace(index_key(entries[i].op_signature, entries[i].params_signature), i);
+    }
+  };
+  if (index_by_key.size() != entries.size()) rebuild();
+  const std::string key = index_key(op, params);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const auto it = index_by_key.find(key);
+    if (it == index_by_key.end()) break;
+    if (it->second < entries.size() && same_key(entries[it->second], op, params)) {
+      return &entries[it->second];
+    }
+    rebuild();  // entries removed or moved without upsert(): the index is stale
+  }
+  if (index_by_key.size() == entries.size()) return nullptr;
+  // Equal entries (added without upsert()) leave the index short: search them all.
+  for (const auto& e : entries) {
     if (same_key(e, op, params)) return &e;
   }
   return nullptr;
 }
 
+ResultEntry* ResultsTable::find(std::string_view op, std::string_view params) {
+  return const_cast<ResultEntry*>(indexed(op, params));
+}
+
 const ResultEntry* ResultsTable::find(std::string_view op, std::string_view params) const {
-  for (const auto& e : entries) {
-    if (same_key(e, op, params)) return &e;
-  }
-  return nullptr;
+  return indexed(op, params);
 }
 
 std::optional<ResultEntry> ResultsTable::upsert(ResultEntry entry,
@@ -41,7 +70,13 @@ std::optional<ResultEntry> ResultsTable::upsert(ResultEntry entry,
     *existing = std::move(entry);
     return old;
   }
+  const bool in_step = index_by_key.size() == entries.size();
   entries.push_back(std::move(entry));
+  if (in_step) {
+    index_by_key.try_emplace(
+        index_key(entries.back().op_signature, entries.back().params_signature),
+        entries.size() - 1);
+  }
   return std::nullopt;
 }
 
@@ -51,7 +86,9 @@ std::string ResultsTable::time_text_of(const ResultEntry& entry) const {
   return format_time_ms(entry.time_ms);
 }
 
-std::string format_time_ms(double time_ms) { return fmt::format("{:g}", time_ms); }
+std::string format_time_ms(double time_ms) {
+  return fmt::format("{:g}", time_ms);
+}
 
 ParsedTime parse_time_ms(std::string_view text) {
   if (text.empty()) return {std::nullopt, "time_ms is missing"};
@@ -66,7 +103,8 @@ ParsedTime parse_time_ms(std::string_view text) {
   if (ec != std::errc() || end != text.data() + text.size()) {
     return {std::nullopt, fmt::format("time_ms is not a number: '{}'", text)};
   }
-  if (!std::isfinite(value)) return {std::nullopt, fmt::format("time_ms is not finite: '{}'", text)};
+  if (!std::isfinite(value))
+    return {std::nullopt, fmt::format("time_ms is not finite: '{}'", text)};
   if (value < 0) return {std::nullopt, fmt::format("time_ms is negative: '{}'", text)};
   return {value, {}};
 }

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -36,8 +37,7 @@ struct ResultsTable {
   std::map<ResultKey, TimeText, std::less<>> time_texts;
 
   ResultEntry* find(std::string_view op_signature, std::string_view params_signature);
-  const ResultEntry* find(std::string_view op_signature,
-                          std::string_view params_signature) const;
+  const ResultEntry* find(std::string_view op_signature, std::string_view params_signature) const;
 
   // Replaces the entry with the same signatures in place, or appends it. Returns the entry that
   // was replaced, if any. An explicit `time_text` is remembered as the entry's spelling.
@@ -46,6 +46,16 @@ struct ResultsTable {
 
   // The text to write for an entry's time: its remembered spelling, or format_time_ms.
   std::string time_text_of(const ResultEntry& entry) const;
+
+  // find()'s index of `entries` by signature, so that reading a file of n lines takes time in
+  // proportion to n, not n². upsert() keeps it; find() rebuilds it where entries were added
+  // without upsert() or where it points at another entry. What it cannot notice is an entry added
+  // directly after one was removed, or signatures changed in place: neither is done.
+  mutable std::unordered_map<std::string, std::size_t> index_by_key = {};
+
+ private:
+  const ResultEntry* indexed(std::string_view op_signature,
+                             std::string_view params_signature) const;
 };
 
 // PyTorch writes times with an ostream's default format, which is printf's %g (6 significant

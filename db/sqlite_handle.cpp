@@ -1,5 +1,6 @@
 #include "db/sqlite_handle.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -30,10 +31,19 @@ std::string immutable_uri(const std::filesystem::path& path) {
   return uri + "?immutable=1";
 }
 
-// Whether this process may write the database file and create files beside it.
+// Whether this process may write the database file and create files beside it: access(2), and
+// for root, whom access(2) always lets write, a write bit on each (a file made read-only with
+// chmod stays unwritten by a reader, whoever runs it).
 bool may_write_beside(const std::filesystem::path& path) {
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
-  return ::access(path.c_str(), W_OK) == 0 && ::access(dir.c_str(), W_OK) == 0;
+  for (const auto& p : {path, dir}) {
+    struct stat st {};
+    if (::access(p.c_str(), W_OK) != 0 || ::stat(p.c_str(), &st) != 0 ||
+        (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -88,7 +98,10 @@ SqliteDatabase::SqliteDatabase(const std::filesystem::path& path, Access access)
     read = connect(path.string(), SQLITE_OPEN_READWRITE);
     if (read == SQLITE_OK) exec("PRAGMA query_only = ON");
   }
-  if (read != SQLITE_OK) {
+  // Locked (the busy timeout spent) or damaged, a read-only connection would fare no better.
+  const int first = read & 0xff;
+  if (first != SQLITE_OK && first != SQLITE_BUSY && first != SQLITE_LOCKED &&
+      first != SQLITE_NOTADB && first != SQLITE_CORRUPT) {
     read = connect(path.string(), access == Access::ReadOnly
                                       ? SQLITE_OPEN_READONLY
                                       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);

@@ -65,6 +65,9 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
   const Environment environment = collect_environment(backend);
 
   auto store = open_results_store(with_rank(options.output, options.shard));
+  // When the output last changed, taken before each read of it, so that a change during the read
+  // is read again.
+  std::string seen = output_stamp(store->path());
   SignatureSet done;
   add_tuned_signatures(*store, environment, done, &diagnostics);
   std::vector<const UntunedEntry*> todo;
@@ -84,7 +87,6 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
   Tuner tuner(backend, *session.registry, options.tuner);
   bool device_lost = false;
   std::string device_lost_reason;
-  std::string seen = output_stamp(store->path());
   // Another run on the same output (overlapping inputs) may have tuned a problem since the output
   // was read: read again where it changed, so that no problem is measured and appended twice.
   const auto read_output_again = [&] {
@@ -121,8 +123,10 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
       holder = std::move(*other);
       return false;
     }
-    // Read once more now that the claim is ours: a run lets go of a problem only after its
-    // result is saved, so one that finished it just now is seen here.
+    // Read again now that the claim is ours, whatever the output's size and time say (a
+    // database's -wal file grows before its commit can be read): a run lets go of a problem only
+    // once its result is saved, so one that finished it just now is seen here.
+    seen.clear();
     if (already_tuned()) {
       claims.release(entry.op_signature, entry.params_signature);
       ++summary.already_tuned;
@@ -148,8 +152,9 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
                        report.winner_stats.median_ms, entry.extra};
     store->append(environment, result, report.candidates);
     claims.release(entry.op_signature, entry.params_signature);
-    // `seen` stays as it was: another run may have appended just before this one, and the
-    // output's next change is read whole.
+    // Our own line: no need to read it back. What another run appended meanwhile is read after
+    // the next claim anyway.
+    seen = output_stamp(store->path());
     done.emplace(entry.op_signature, entry.params_signature);
     summary.tuned.push_back(std::move(report));
     return true;

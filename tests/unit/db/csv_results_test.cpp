@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "temp_dir.hpp"
 #include "tuner/error.hpp"
 
@@ -24,6 +26,30 @@ TEST(CsvResults, PyTorchFileRoundTripsByteForByte) {
   testing::TempDir dir;
   write_results_csv(dir / "copy.csv", table);
   EXPECT_EQ(testing::read_text(dir / "copy.csv"), original);
+}
+
+// find() answers from an index that upsert() keeps; entries added without it (tests, a caller
+// filling `entries` itself) are found too, the first of equal ones as a search from the front.
+TEST(ResultsTable, FindsEveryEntryHoweverItWasAdded) {
+  ResultsTable table;
+  for (int m = 8; m <= 800; m += 8) {
+    table.upsert(
+        {"GemmTunableOp_float_NN", fmt::format("nn_{}_8_8_ld_{}_8_{}", m, m, m), "A", 0.5, {}});
+  }
+  EXPECT_EQ(table.find("GemmTunableOp_float_NN", "nn_8_8_8_ld_8_8_8")->solution, "A");
+  EXPECT_EQ(table.find("GemmTunableOp_float_NN", "nn_12_8_8_ld_12_8_12"), nullptr);
+  EXPECT_EQ(table.find("GemmTunableOp_float_TN", "nn_8_8_8_ld_8_8_8"), nullptr);
+  table.upsert({"GemmTunableOp_float_NN", "nn_16_8_8_ld_16_8_16", "B", 0.25, {}});
+  EXPECT_EQ(table.entries.size(), 100u);
+  EXPECT_EQ(table.find("GemmTunableOp_float_NN", "nn_16_8_8_ld_16_8_16")->solution, "B");
+
+  table.entries.push_back({"GemmTunableOp_Half_NN", "nn_8_8_8_ld_8_8_8", "C", 1.0, {}});
+  table.entries.push_back({"GemmTunableOp_float_NN", "nn_16_8_8_ld_16_8_16", "D", 1.0, {}});
+  EXPECT_EQ(table.find("GemmTunableOp_Half_NN", "nn_8_8_8_ld_8_8_8")->solution, "C");
+  EXPECT_EQ(table.find("GemmTunableOp_float_NN", "nn_16_8_8_ld_16_8_16")->solution, "B");
+  table.entries.erase(table.entries.begin());
+  EXPECT_EQ(table.find("GemmTunableOp_float_NN", "nn_8_8_8_ld_8_8_8"), nullptr);
+  EXPECT_EQ(table.find("GemmTunableOp_float_NN", "nn_800_8_8_ld_800_8_800")->solution, "A");
 }
 
 TEST(CsvResults, TimesAreWrittenLikePyTorch) {
@@ -47,7 +73,8 @@ TEST(CsvResults, EveryPyTorchTimeSurvivesFormatting) {
 
 TEST(CsvResults, UnusualTimeSpellingIsKeptUntilTheTimeChanges) {
   Diagnostics d;
-  const std::string text = "Validator,K,V\nGemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.0100\n";
+  const std::string text =
+      "Validator,K,V\nGemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.0100\n";
   ResultsTable table = parse_results_csv(text, "t.csv", d);
   EXPECT_EQ(format_results_csv(table), text);
   table.entries[0].time_ms = 0.02;
@@ -155,9 +182,9 @@ TEST(CsvResults, TruncatedLastLineIsReported) {
 
 TEST(CsvResults, StrictThrowsOnFirstBadLine) {
   Diagnostics strict(/*strict=*/true);
-  EXPECT_THROW(parse_results_csv("GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,x\n", "s.csv",
-                                 strict),
-               InputError);
+  EXPECT_THROW(
+      parse_results_csv("GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,x\n", "s.csv", strict),
+      InputError);
 }
 
 }  // namespace

@@ -382,6 +382,41 @@ TEST(SqliteStore, ReadsADatabaseInAReadOnlyDirectory) {
   EXPECT_EQ(tables[0].entries.size(), 1u);
 }
 
+// A database made read-only with chmod, left by a writer killed with its -wal file full, is read
+// and left exactly as it was, by root too (whom access(2) lets write anything): the reader must not
+// fold the -wal into the file nor remove it.
+TEST(SqliteStore, AReadOnlyDatabaseIsReadAndLeftAsItWasByAnyone) {
+  testing::TempDir dir;
+  const auto ro = dir / "ro";
+  std::filesystem::create_directory(ro);
+  const auto path = ro / "r.db";
+  make_sqlite_store(path)->write(ResultsTable{kEnvA, {entry("nn_8_8_8_ld_8_8_8", "A", 0.5)}, {}});
+  const pid_t writer = ::fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {  // commits, then dies without closing: -wal and -shm stay
+    auto store = make_sqlite_store(path);
+    store->append(kEnvA, entry("nn_16_8_8_ld_16_8_16", "B", 0.25));
+    ::_exit(0);
+  }
+  ASSERT_EQ(::waitpid(writer, nullptr, 0), writer);
+  ASSERT_TRUE(std::filesystem::exists(path.string() + "-wal"));
+  using std::filesystem::perms;
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::filesystem::permissions(path.string() + suffix, perms::owner_read | perms::group_read);
+  }
+  std::filesystem::permissions(ro, perms::owner_read | perms::owner_exec);
+  const std::string before = testing::read_text(path);
+  const std::string wal_before = testing::read_text(path.string() + "-wal");
+  std::vector<ResultsTable> tables;
+  EXPECT_NO_THROW(tables = make_sqlite_store(path)->load());
+  EXPECT_EQ(testing::read_text(path), before);
+  EXPECT_TRUE(std::filesystem::exists(path.string() + "-wal"));
+  EXPECT_EQ(testing::read_text(path.string() + "-wal"), wal_before);
+  std::filesystem::permissions(ro, perms::owner_all);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].entries.size(), 2u);  // the commit in the -wal is read
+}
+
 // A file that is no database (a CSV file named .db) is bad input naming it.
 TEST(SqliteStore, AFileThatIsNotADatabaseIsBadInput) {
   testing::TempDir dir;
