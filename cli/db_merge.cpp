@@ -105,53 +105,60 @@ void run_db_merge(const DbMergeOptions& options) {
   }
   // A CSV file holds one environment: the first source's, and the others are refused. A database
   // holds any number, one table each: the inputs of each environment are merged into that
-  // environment's table, and the output's other environments are left as they are.
-  const bool per_environment =
-      results_store_kind(options.output) == "sqlite" && !options.ignore_validators;
+  // environment's table (with --ignore-validators, all into the first environment's), and the
+  // output's other environments are left as they are.
+  const bool database = results_store_kind(options.output) == "sqlite";
+  if (database && inputs.empty()) {
+    fmt::print("nothing to merge: the inputs hold no results; {} was left as it was\n",
+               options.output);
+    if (skipped_lines > 0) {
+      throw ExitWith(ExitCode::Partial,
+                     fmt::format("{} bad input line(s) skipped (printed above)", skipped_lines));
+    }
+    return;
+  }
   std::vector<std::vector<MergeSource>> groups;
-  if (per_environment) {
+  if (database && !options.ignore_validators) {
     groups = by_environment(std::move(inputs));
   } else {
     groups.push_back(std::move(inputs));
   }
-  if (per_environment && groups.empty()) {
-    fmt::print("nothing to merge: the inputs hold no results; {} was left as it was\n",
-               options.output);
-  }
 
   // Merging into an existing output keeps what it holds: its tables come first (a conflict's tie
-  // keeps them), read and replaced in one update per environment, so that no result a tuning run
-  // appends to it meanwhile is lost.
+  // keeps them), read and replaced in one update, so that no result a tuning run appends to it
+  // meanwhile is lost.
   std::vector<Merged> merged;
-  bool output_read = false;
-  const auto store = open_results_store(options.output);
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    const std::vector<MergeSource>& group = groups[g];
-    Diagnostics output_diagnostics(options.strict);
-    store->update(output_diagnostics,
-                  [&](std::vector<ResultsTable> current,
-                      const Diagnostics& diagnostics) -> std::optional<ResultsTable> {
-                    if (!output_read && !diagnostics.empty())
-                      fmt::print(stderr, "{}", diagnostics.format_all());
-                    output_read = true;
-                    if (per_environment) {
-                      std::erase_if(current, [&](const ResultsTable& t) {
-                        return !(t.environment == group.front().table.environment);
-                      });
-                    }
-                    std::vector<MergeSource> sources;
-                    add_tables(sources, options.output, std::move(current), diagnostics, true);
-                    sources.insert(sources.end(), group.begin(), group.end());
-                    Merged result = merge_sources(options, std::move(sources));
-                    std::optional<ResultsTable> table = result.result.table;
-                    if (merged.size() == g) {
-                      merged.push_back(std::move(result));
-                    } else {
-                      merged.back() = std::move(result);  // update() ran it again
-                    }
-                    return table;
-                  });
-  }
+  bool output_printed = false;
+  Diagnostics output_diagnostics(options.strict);
+  open_results_store(options.output)
+      ->update_environments(output_diagnostics, [&](std::vector<ResultsTable> current,
+                                                    const Diagnostics& diagnostics) {
+        if (!output_printed && !diagnostics.empty()) {
+          fmt::print(stderr, "{}", diagnostics.format_all());
+        }
+        output_printed = true;
+        merged.clear();  // update_environments may run this again
+        std::vector<ResultsTable> tables;
+        for (const auto& group : groups) {
+          std::vector<ResultsTable> into;
+          if (!database) {
+            into = std::move(current);
+          } else {
+            const Environment& target = options.ignore_validators && !current.empty()
+                                            ? current.front().environment
+                                            : group.front().table.environment;
+            for (auto& table : current) {
+              if (table.environment == target) into.push_back(std::move(table));
+            }
+          }
+          std::vector<MergeSource> sources;
+          add_tables(sources, options.output, std::move(into), diagnostics, true);
+          sources.insert(sources.end(), group.begin(), group.end());
+          merged.push_back(merge_sources(options, std::move(sources)));
+          tables.push_back(merged.back().result.table);
+        }
+        return tables;
+      });
   std::size_t sources = 0, entries = 0, conflicts = 0, refused = 0;
   for (const auto& m : merged) {
     for (const auto& warning : m.warnings) fmt::print(stderr, "{}", warning);
@@ -170,7 +177,8 @@ void run_db_merge(const DbMergeOptions& options) {
       "merged {} source(s) into {}: {} entries{}, {} conflict(s) resolved by the faster "
       "time, {} source(s) refused\n",
       sources, options.output, entries,
-      merged.size() > 1 ? fmt::format(" in {} environments", merged.size()) : std::string(),
+      database ? fmt::format(" in the {} environment(s) merged into", merged.size())
+               : std::string(),
       conflicts, refused);
   if (refused > 0) {
     throw ExitWith(ExitCode::ValidatorMismatch,

@@ -17,6 +17,21 @@ std::vector<ResultsTable> ResultsStore::load() {
   return load(strict);
 }
 
+void ResultsStore::update_environments(Diagnostics& diagnostics,
+                                       const UpdateEnvironments& produce) {
+  update(diagnostics,
+         [&](std::vector<ResultsTable> current,
+             const Diagnostics& read) -> std::optional<ResultsTable> {
+           std::vector<ResultsTable> tables = produce(std::move(current), read);
+           if (tables.empty()) return std::nullopt;
+           if (tables.size() > 1) {
+             GEMMTUNE_THROW("{}: {} environments to write into a {} store, which holds one",
+                            path().string(), tables.size(), kind());
+           }
+           return std::move(tables.front());
+         });
+}
+
 std::string_view results_store_kind(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),

@@ -5,7 +5,8 @@
 // - load() returns one ResultsTable per environment (a CSV file holds exactly one).
 // - write(table) replaces that environment's results: atomically for CSV (temp file + rename),
 //   in one transaction for SQLite. Other environments of a SQLite store are untouched.
-// - update(produce) is write() of a table computed from what the store holds, with no append of
+// - update(produce) is write() of a table computed from what the store holds (update_environments:
+//   of several tables, for SQLite in one transaction), with no append of
 //   gemmtune's (a tuning run, the library) coming between that read and the write, so that no
 //   result appended meanwhile is lost: a CSV file is read and replaced under its append lock
 //   (rewrite_file_atomically), a database read and written in one write transaction.
@@ -66,6 +67,13 @@ class ResultsStore {
   // meanwhile is read again), so it must have no effect but its result; an exception from it
   // propagates and writes nothing.
   virtual void update(Diagnostics& diagnostics, const Update& produce) = 0;
+
+  // update() for several environments at once: `produce` returns the tables to write (none:
+  // change nothing), each replacing its environment's results, all or none of them written (one
+  // transaction). A CSV file holds one environment: more than one table is an internal error.
+  using UpdateEnvironments = std::function<std::vector<ResultsTable>(
+      std::vector<ResultsTable> current, const Diagnostics& diagnostics)>;
+  virtual void update_environments(Diagnostics& diagnostics, const UpdateEnvironments& produce);
 
   virtual void append(const Environment& environment, const ResultEntry& entry,
                       std::span<const CandidateReport> candidates = {}) = 0;

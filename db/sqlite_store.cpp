@@ -147,12 +147,21 @@ class SqliteStore final : public ResultsStore {
   }
 
   void update(Diagnostics& diagnostics, const Update& produce) override {
+    update_environments(diagnostics,
+                        [&](std::vector<ResultsTable> current, const Diagnostics& read) {
+                          std::vector<ResultsTable> tables;
+                          if (auto table = produce(std::move(current), read))
+                            tables.push_back(std::move(*table));
+                          return tables;
+                        });
+  }
+
+  void update_environments(Diagnostics& diagnostics, const UpdateEnvironments& produce) override {
     open_for_writing();
     // The read inside the write transaction (IMMEDIATE: the write lock from its start), so that
     // a result another process appends waits for the commit instead of being deleted by it.
     SqliteTransaction transaction(db_);
-    const auto table = produce(read_tables(), diagnostics);
-    if (table) write_table(*table);
+    for (const auto& table : produce(read_tables(), diagnostics)) write_table(table);
     transaction.commit();
   }
 

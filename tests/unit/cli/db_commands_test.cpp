@@ -127,6 +127,24 @@ TEST(DbMerge, IntoADatabaseEachEnvironmentKeepsItsOwnResults) {
             (std::vector<std::string>{"nn_32_8_8_ld_32_8_32", "nn_16_8_8_ld_16_8_16"}));
   EXPECT_EQ(params["2.13.0"], (std::vector<std::string>{"nn_8_8_8_ld_8_8_8"}));
 
+  // --ignore-validators: into the first environment alone.
+  testing::write_text(
+      dir / "in99.csv",
+      "Validator,PT_VERSION,2.99.0\n" + std::string("GemmTunableOp_float_NN,nn_40_8_8_ld_40_8_40,"
+                                                    "Default,0.125\n"));
+  EXPECT_EQ(gemmtune(dir.path(), "db merge out.db in99.csv --ignore-validators"), 0);
+  std::map<std::string, std::size_t> sizes;
+  for (const auto& t : open_results_store(dir / "out.db")->load()) {
+    sizes[std::string(*t.environment.get("PT_VERSION"))] = t.entries.size();
+  }
+  EXPECT_EQ(sizes,
+            (std::map<std::string, std::size_t>{{"2.11.0", 3}, {"2.12.0", 2}, {"2.13.0", 1}}));
+
+  // Inputs that hold nothing create no database.
+  testing::write_text(dir / "blank.csv", "");
+  EXPECT_EQ(gemmtune(dir.path(), "db merge new.db blank.csv"), 0);
+  EXPECT_FALSE(std::filesystem::exists(dir / "new.db"));
+
   EXPECT_EQ(gemmtune(dir.path(), "db merge out.csv in11.csv in12.csv"), 4);
   EXPECT_EQ(testing::read_text(dir / "out.csv"), std::string(kHeader) + std::string(kMerged));
 }

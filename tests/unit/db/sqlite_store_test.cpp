@@ -382,6 +382,26 @@ TEST(SqliteStore, ReadsADatabaseInAReadOnlyDirectory) {
   EXPECT_EQ(tables[0].entries.size(), 1u);
 }
 
+// update_environments writes every table it is given, each into its environment, in one
+// transaction (a merge of several environments' files into a database).
+TEST(SqliteStore, UpdateEnvironmentsWritesEveryTable) {
+  testing::TempDir dir;
+  const auto path = dir / "u.db";
+  make_sqlite_store(path)->write(ResultsTable{kEnvA, {entry("nn_8_8_8_ld_8_8_8", "A", 0.5)}, {}});
+  Diagnostics diagnostics;
+  const auto two_tables = [](std::vector<ResultsTable> current, const Diagnostics&) {
+    EXPECT_EQ(current.size(), 1u);
+    current.at(0).upsert(entry("nn_16_8_8_ld_16_8_16", "A2", 0.5));
+    return std::vector<ResultsTable>{current.at(0),
+                                     ResultsTable{kEnvB, {entry("nn_8_8_8_ld_8_8_8", "B", 1)}, {}}};
+  };
+  make_sqlite_store(path)->update_environments(diagnostics, two_tables);
+  const auto tables = make_sqlite_store(path)->load();
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0].entries.size(), 2u);
+  EXPECT_EQ(tables[1].entries.size(), 1u);
+}
+
 // A database made read-only with chmod, left by a writer killed with its -wal file full, is read
 // and left exactly as it was, by root too (whom access(2) lets write anything): the reader must not
 // fold the -wal into the file nor remove it.
