@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -93,7 +94,7 @@ bool parse_number(std::string_view text, Number& value) {
   return error == std::errc() && end == text.data() + text.size();
 }
 
-// host, boot, pid, start, written, op signature, params signature: tab-separated.
+// host, boot, pid, start, written, environment, op signature, params signature: tab-separated.
 std::optional<TuneClaim> parse_claim(std::string_view line) {
   std::vector<std::string_view> fields;
   for (std::size_t at = 0;;) {
@@ -102,22 +103,28 @@ std::optional<TuneClaim> parse_claim(std::string_view line) {
     if (tab == std::string_view::npos) break;
     at = tab + 1;
   }
-  if (fields.size() != 7) return std::nullopt;
+  if (fields.size() != 8) return std::nullopt;
   TuneClaim claim;
   claim.host = fields[0];
   claim.boot = fields[1];
   if (!parse_number(fields[2], claim.pid) || !parse_number(fields[3], claim.start_ticks) ||
-      !parse_number(fields[4], claim.written_s) || fields[5].empty() || fields[6].empty()) {
+      !parse_number(fields[4], claim.written_s) || fields[6].empty() || fields[7].empty()) {
     return std::nullopt;
   }
-  claim.op_signature = fields[5];
-  claim.params_signature = fields[6];
+  claim.environment = fields[5];
+  claim.op_signature = fields[6];
+  claim.params_signature = fields[7];
   return claim;
 }
 
 std::string format_claim(const TuneClaim& c) {
-  return fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\n", c.host, c.boot, c.pid, c.start_ticks,
-                     c.written_s, c.op_signature, c.params_signature);
+  return fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", c.host, c.boot, c.pid, c.start_ticks,
+                     c.written_s, c.environment, c.op_signature, c.params_signature);
+}
+
+bool same_problem(const TuneClaim& c, const TuneClaim& self, const std::string& op,
+                  const std::string& params) {
+  return c.environment == self.environment && c.op_signature == op && c.params_signature == params;
 }
 
 std::string read_all(int fd, const std::filesystem::path& path) {
@@ -165,12 +172,36 @@ std::filesystem::path claims_path_for(const std::filesystem::path& output) {
   return target.parent_path() / ("." + target.filename().string() + ".claims");
 }
 
-TuneClaims::TuneClaims(const std::filesystem::path& output) : path_(claims_path_for(output)) {
+std::string environment_key(const Environment& environment) {
+  auto entries = environment.entries();
+  std::sort(entries.begin(), entries.end());
+  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a: the same in every build and process
+  for (const auto& [key, value] : entries) {
+    for (const std::string* text : {&key, &value}) {
+      for (const char c : *text + '\0') {
+        hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+      }
+    }
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+TuneClaims::TuneClaims(const std::filesystem::path& output, const Environment& environment)
+    : path_(claims_path_for(output)) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(through_links(output), ec);
+  output_perms_ = ec || !std::filesystem::exists(status)
+                      ? std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                            std::filesystem::perms::group_read | std::filesystem::perms::others_read
+                      : status.permissions();
   try {
     self_ = this_process();
+    self_.environment = environment_key(environment);
   } catch (const std::exception& e) {
     off_reason_ = e.what();
+    return;
   }
+  if (std::filesystem::exists(path_, ec)) update([](std::vector<TuneClaim>&) {});
 }
 
 TuneClaims::~TuneClaims() {
@@ -186,7 +217,7 @@ std::optional<std::string> TuneClaims::claim(const std::string& op_signature,
   std::optional<std::string> holder;
   update([&](std::vector<TuneClaim>& claims) {
     for (const auto& c : claims) {
-      if (c.op_signature == op_signature && c.params_signature == params_signature) {
+      if (same_problem(c, self_, op_signature, params_signature)) {
         if (!same_process(c, self_)) holder = c.describe();
         return;
       }
@@ -207,8 +238,7 @@ void TuneClaims::release(const std::string& op_signature, const std::string& par
   held_.erase(held);
   update([&](std::vector<TuneClaim>& claims) {
     std::erase_if(claims, [&](const TuneClaim& c) {
-      return same_process(c, self_) && c.op_signature == op_signature &&
-             c.params_signature == params_signature;
+      return same_process(c, self_) && same_problem(c, self_, op_signature, params_signature);
     });
   });
 }
@@ -216,9 +246,24 @@ void TuneClaims::release(const std::string& op_signature, const std::string& par
 bool TuneClaims::update(const std::function<void(std::vector<TuneClaim>&)>& change) {
   if (!off_reason_.empty()) return false;
   try {
-    while (true) {
-      OwnedFd fd(::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
-      if (fd.get() < 0) fail("open", path_);
+    // Each retry follows another process removing or replacing the file while we waited for its
+    // lock; a path that never settles is no place for claims.
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      bool created = true;
+      int raw = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (raw < 0 && errno == EEXIST) {
+        created = false;
+        raw = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+      }
+      OwnedFd fd(raw);
+      if (fd.get() < 0) {
+        if (errno == ENOENT && !created) continue;  // removed between the two opens
+        fail("open", path_);
+      }
+      // Whoever may write the output may claim: the output's bits, not this process's umask.
+      if (created && ::fchmod(fd.get(), static_cast<mode_t>(output_perms_) & 0666) != 0) {
+        fail("fchmod", path_);
+      }
       // Without locks (a file system that has none) the claims are still read and written; two
       // writers at once may then lose a claim, which costs a problem measured twice.
       const bool locked = lock_for_append(fd.get(), path_);
@@ -227,8 +272,9 @@ bool TuneClaims::update(const std::function<void(std::vector<TuneClaim>&)>& chan
       const long long now_s = std::chrono::duration_cast<std::chrono::seconds>(
                                   std::chrono::system_clock::now().time_since_epoch())
                                   .count();
+      const std::string before = read_all(fd.get(), path_);
       std::vector<TuneClaim> claims;
-      std::istringstream lines(read_all(fd.get(), path_));
+      std::istringstream lines(before);
       for (std::string line; std::getline(lines, line);) {
         auto claim = parse_claim(line);
         if (claim && (same_process(*claim, self_) || still_counts(*claim, self_, now_s))) {
@@ -244,12 +290,15 @@ bool TuneClaims::update(const std::function<void(std::vector<TuneClaim>&)>& chan
       }
       std::string content;
       for (auto& c : claims) {
-        if (same_process(c, self_)) c.written_s = now_s;  // what keeps them alive elsewhere
+        // What keeps our claims alive on other machines; once a minute is enough for a lifetime
+        // of ten, and leaves the file unwritten while a run waits and nothing changes.
+        if (same_process(c, self_) && now_s - c.written_s >= 60) c.written_s = now_s;
         content += format_claim(c);
       }
-      write_all(fd.get(), content, path_);
+      if (content != before) write_all(fd.get(), content, path_);
       return true;
     }
+    throw std::runtime_error(path_.string() + ": replaced or removed 100 times while we waited");
   } catch (const std::exception& e) {
     off_reason_ = e.what();
     return false;

@@ -4,18 +4,23 @@
 //
 // The claims live in a hidden file beside the output, ".NAME.claims" (NAME: the file the output's
 // path names once its links are followed), one line per problem being tuned: who claimed it
-// (host, boot, process id and start time), when that process last wrote the file, and the problem.
+// (host, boot, process id and start time), when that process last wrote the file, the validators
+// it measures under (a hash: runs of two environments tune into one database side by side), and
+// the problem.
 // A run claims a problem just before it measures it and lets go once the result is saved, or once
 // it failed. The file is read and written under an exclusive flock(2), and removed when the last
 // claim goes.
 //
 // A claim counts while its claimer lives: on this machine, while a process with that id and start
 // time runs; from another machine (a shared file system), for kForeignClaimLifetime after its
-// claimer last wrote the file. A claim that no longer counts (a run killed with -9) is dropped the
-// next time the file is written.
+// claimer last wrote the file (a claimer writes the file at least once a minute while it claims,
+// releases or waits; a problem that takes longer than that lifetime may be tuned twice). A claim
+// that no longer counts (a run killed with -9) is dropped the next time the file is written, and
+// when the next run starts on the output.
 //
+// The file takes the output's permission bits, so that whoever may write the output may claim.
 // Claims are advice, never a condition of tuning: where the file cannot be created, read or
-// locked (a read-only directory, a lock held too long), every claim succeeds, and the worst that
+// locked (another user's file, a lock held too long), every claim succeeds, and the worst that
 // follows is a problem measured twice.
 #pragma once
 
@@ -25,6 +30,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "tuner/environment.hpp"
 
 namespace gemmtune {
 
@@ -36,6 +43,7 @@ struct TuneClaim {
   long pid = 0;
   unsigned long long start_ticks = 0;  // the process's start time, clock ticks after boot
   long long written_s = 0;             // when its claimer last wrote the file (Unix time)
+  std::string environment;             // environment_key() of the validators it measures under
   std::string op_signature, params_signature;
 
   std::string describe() const;  // "process 1234 on host"
@@ -43,10 +51,13 @@ struct TuneClaim {
 
 // The claims file of the results file at `output`.
 std::filesystem::path claims_path_for(const std::filesystem::path& output);
+// A short text that equal environments (the same validators, in any order) share.
+std::string environment_key(const Environment& environment);
 
 class TuneClaims {
  public:
-  explicit TuneClaims(const std::filesystem::path& output);
+  // Drops the claims that no longer count, where the file exists.
+  TuneClaims(const std::filesystem::path& output, const Environment& environment);
   ~TuneClaims();  // lets go of every claim this object still holds
   TuneClaims(const TuneClaims&) = delete;
   TuneClaims& operator=(const TuneClaims&) = delete;
@@ -67,7 +78,8 @@ class TuneClaims {
   bool update(const std::function<void(std::vector<TuneClaim>&)>& change);
 
   std::filesystem::path path_;
-  TuneClaim self_;  // this process, without a problem
+  TuneClaim self_;                       // this process and environment, without a problem
+  std::filesystem::perms output_perms_;  // what a new claims file gets
   std::vector<std::pair<std::string, std::string>> held_;
   std::string off_reason_;
 };

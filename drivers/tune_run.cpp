@@ -96,7 +96,7 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
       add_tuned_signatures(*store, environment, done);
     }
   };
-  TuneClaims claims(store->path());
+  TuneClaims claims(store->path(), environment);
   std::size_t begun = 0;  // problems measured so far, for the progress line
   // Tunes one problem unless it needs no tuning (or cannot have it); false where another run on
   // this output is tuning it now, and `holder` says which.
@@ -179,7 +179,13 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
           deferred.size(), store->path().string(), holder, claims.path().string()));
       waiting_said = true;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  if (!claims.off_reason().empty()) {
+    observer.on_note(fmt::format(
+        "problems were not shared with other tune runs on this output ({}): a problem another "
+        "run tuned at the same time may have been measured twice",
+        claims.off_reason()));
   }
 
   if (gpu.monitor) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -25,6 +27,7 @@ namespace {
 const std::string kOp = "GemmTunableOp_float_NN";
 const std::string kA = "nn_8_16_16_ld_8_16_8";
 const std::string kB = "nn_16_16_16_ld_16_16_16";
+const Environment kEnv{{"PT_VERSION", "2.11.0"}};
 
 long long now_s() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -33,13 +36,15 @@ long long now_s() {
 }
 
 std::string line_of(const std::string& host, const std::string& boot, long pid,
-                    unsigned long long start, long long written, const std::string& params) {
-  return fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\n", host, boot, pid, start, written, kOp, params);
+                    unsigned long long start, long long written, const std::string& params,
+                    const Environment& environment = kEnv) {
+  return fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", host, boot, pid, start, written,
+                     environment_key(environment), kOp, params);
 }
 
 // This machine's claim identity, as a claim written by this process shows it.
 TuneClaim own_identity(const std::filesystem::path& output) {
-  TuneClaims claims(output);
+  TuneClaims claims(output, kEnv);
   EXPECT_EQ(claims.claim(kOp, "probe"), std::nullopt);
   const std::string line = read_file(claims.path());
   TuneClaim self;
@@ -58,7 +63,7 @@ pid_t child_claiming(const std::filesystem::path& output, const std::string& par
   if (pid == 0) {
     ::close(ready[0]);
     {
-      TuneClaims claims(output);
+      TuneClaims claims(output, kEnv);
       const bool mine = !claims.claim(kOp, params).has_value();
       const char answer = mine ? 'y' : 'n';
       if (::write(ready[1], &answer, 1) != 1) ::_exit(2);
@@ -83,7 +88,7 @@ TEST(TuneClaims, AClaimIsWrittenBesideTheOutputAndTheFileGoesWithTheLastClaim) {
   const auto output = dir / "res.csv";
   EXPECT_EQ(claims_path_for(output), dir / ".res.csv.claims");
   {
-    TuneClaims claims(output);
+    TuneClaims claims(output, kEnv);
     EXPECT_EQ(claims.claim(kOp, kA), std::nullopt);
     EXPECT_EQ(claims.claim(kOp, kB), std::nullopt);
     const std::string content = read_file(claims.path());
@@ -110,7 +115,7 @@ TEST(TuneClaims, AClaimOfALiveProcessHoldsUntilItIsKilled) {
   const pid_t child = child_claiming(output, kA);
   ASSERT_GT(child, 0);
   {
-    TuneClaims claims(output);
+    TuneClaims claims(output, kEnv);
     const auto holder = claims.claim(kOp, kA);
     ASSERT_TRUE(holder.has_value());
     EXPECT_NE(holder->find(fmt::format("process {} on ", child)), std::string::npos) << *holder;
@@ -136,7 +141,7 @@ TEST(TuneClaims, ClaimsOfNoLiveProcessAreDropped) {
           line_of(self.host, "an-earlier-boot", self.pid, self.start_ticks, now_s(), "old_boot") +
           line_of(self.host, self.boot, parent, 1, now_s(), "pid_reused") + "not a claim\n" +
           "a\tb\tc\td\te\tf\tg\n");
-  TuneClaims claims(output);
+  TuneClaims claims(output, kEnv);
   const auto holder = claims.claim(kOp, "foreign_fresh");
   ASSERT_TRUE(holder.has_value());
   EXPECT_EQ(*holder, "process 42 on another-host");
@@ -150,9 +155,59 @@ TEST(TuneClaims, ClaimsOfNoLiveProcessAreDropped) {
   EXPECT_EQ(std::count(content.begin(), content.end(), '\n'), 4) << content;
 }
 
+// Runs of two environments tune into one database side by side: a claim holds only for runs of
+// its own validators (in any order).
+TEST(TuneClaims, AClaimHoldsOnlyForItsOwnEnvironment) {
+  testing::TempDir dir;
+  const auto output = dir / "res.db";
+  const Environment other{{"PT_VERSION", "2.12.0"}};
+  EXPECT_EQ(environment_key(Environment{{"A", "1"}, {"B", "2"}}),
+            environment_key(Environment{{"B", "2"}, {"A", "1"}}));
+  EXPECT_NE(environment_key(kEnv), environment_key(other));
+  testing::write_text(claims_path_for(output),
+                      line_of("another-host", "b", 42, 7, now_s(), kA, other));
+  TuneClaims claims(output, kEnv);
+  EXPECT_EQ(claims.claim(kOp, kA), std::nullopt);
+  TuneClaims theirs(output, other);
+  EXPECT_EQ(theirs.claim(kOp, kA), "process 42 on another-host");
+}
+
+// A run that starts drops what runs killed with -9 left; a claim that finds the problem held
+// leaves the file as it was (a waiting run polls it); the file takes the output's permission
+// bits, so that every user who may write the output may claim.
+TEST(TuneClaims, TheFileIsKeptTidyAndSharedAsTheOutputIs) {
+  testing::TempDir dir;
+  const auto output = dir / "res.csv";
+  const TuneClaim self = own_identity(output);
+  testing::write_text(claims_path_for(output),
+                      line_of(self.host, "an-earlier-boot", self.pid, 1, now_s(), kA));
+  { TuneClaims starting(output, kEnv); }
+  EXPECT_FALSE(std::filesystem::exists(claims_path_for(output)));
+
+  testing::write_text(output, "");
+  using std::filesystem::perms;
+  std::filesystem::permissions(output, perms::owner_read | perms::owner_write | perms::group_read |
+                                           perms::group_write | perms::others_read);
+  const auto old_umask = ::umask(077);
+  TuneClaims claims(output, kEnv);
+  EXPECT_EQ(claims.claim(kOp, kB), std::nullopt);
+  ::umask(old_umask);
+  EXPECT_EQ(std::filesystem::status(claims.path()).permissions(),
+            perms::owner_read | perms::owner_write | perms::group_read | perms::group_write |
+                perms::others_read);
+
+  const std::string foreign = line_of("another-host", "b", 42, 7, now_s(), kA);
+  testing::write_text(claims.path(), foreign);
+  const auto written = std::filesystem::last_write_time(claims.path());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(claims.claim(kOp, kA).has_value());
+  EXPECT_EQ(std::filesystem::last_write_time(claims.path()), written);
+  EXPECT_EQ(read_file(claims.path()), foreign);
+}
+
 TEST(TuneClaims, WhereTheFileCannotBeWrittenEveryClaimSucceeds) {
   testing::TempDir dir;
-  TuneClaims claims(dir / "missing-dir" / "res.csv");
+  TuneClaims claims(dir / "missing-dir" / "res.csv", kEnv);
   EXPECT_EQ(claims.claim(kOp, kA), std::nullopt);
   EXPECT_EQ(claims.claim(kOp, kA), std::nullopt);
   EXPECT_NE(claims.off_reason().find("missing-dir"), std::string::npos) << claims.off_reason();
@@ -160,7 +215,7 @@ TEST(TuneClaims, WhereTheFileCannotBeWrittenEveryClaimSucceeds) {
 
 TEST(TuneClaims, ASignatureThatCannotBeALineIsNotClaimed) {
   testing::TempDir dir;
-  TuneClaims claims(dir / "res.csv");
+  TuneClaims claims(dir / "res.csv", kEnv);
   EXPECT_EQ(claims.claim(kOp, "with\ttab"), std::nullopt);
   EXPECT_FALSE(std::filesystem::exists(claims.path()));
 }
