@@ -184,15 +184,33 @@ int open_to_replace(const std::filesystem::path& path) {
   return ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
 }
 
-}  // namespace
-
-namespace {
-
 // A writer killed (-9, power loss) between creating its temporary file and renaming it leaves the
-// file behind. The next writer of the same file removes such leftovers: those of a process that no
-// longer runs here, untouched for an hour. The hour spares a writer of another machine that shares
-// the directory (its process id means nothing here), which takes seconds, not hours.
+// file behind. The next writer of the same file removes such leftovers: regular files named as
+// temporary_path_for names them (with a SQLite temporary's -journal, -wal or -shm), of a process
+// that no longer runs here, untouched for an hour. The hour spares a writer of another machine
+// that shares the directory (its process id means nothing here), which takes seconds, not hours.
 constexpr auto kLeftoverAge = std::chrono::hours(1);
+
+// The process id in NAME where NAME is PREFIX + "PID.N" + an optional SQLite suffix; 0 otherwise.
+long leftover_pid(std::string_view name, std::string_view prefix) {
+  if (!name.starts_with(prefix)) return 0;
+  name.remove_prefix(prefix.size());
+  for (const std::string_view suffix : {"-journal", "-wal", "-shm"}) {
+    if (name.ends_with(suffix)) {
+      name.remove_suffix(suffix.size());
+      break;
+    }
+  }
+  const auto dot = name.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == name.size()) return 0;
+  const auto all_digits = [](std::string_view text) {
+    return std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (!all_digits(name.substr(0, dot)) || !all_digits(name.substr(dot + 1))) return 0;
+  long pid = 0;
+  const auto [end, error] = std::from_chars(name.data(), name.data() + dot, pid);
+  return error == std::errc() ? pid : 0;
+}
 
 void remove_leftover_temporaries(const std::filesystem::path& path) {
   const std::string prefix = "." + path.filename().string() + ".tmp.";
@@ -200,13 +218,8 @@ void remove_leftover_temporaries(const std::filesystem::path& path) {
   std::error_code ec;
   const auto now = std::filesystem::file_time_type::clock::now();
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!name.starts_with(prefix)) continue;
-    // PID.N, then a SQLite temporary's -journal, -wal or -shm where it has one.
-    long pid = 0;
-    const char* digits = name.c_str() + prefix.size();
-    const auto [end, error] = std::from_chars(digits, name.c_str() + name.size(), pid);
-    if (error != std::errc() || end == digits || *end != '.' || pid <= 0) continue;
+    const long pid = leftover_pid(entry.path().filename().string(), prefix);
+    if (pid <= 0 || !entry.is_regular_file(ec) || entry.is_symlink(ec)) continue;
     const auto written = entry.last_write_time(ec);
     if (ec || now - written < kLeftoverAge) continue;
     if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // still running
@@ -218,11 +231,19 @@ void remove_leftover_temporaries(const std::filesystem::path& path) {
 
 std::filesystem::path temporary_path_for(const std::filesystem::path& path) {
   remove_leftover_temporaries(path);
-  // pid + counter is unique among processes and threads of this host; O_EXCL catches the rest.
+  // pid + counter is unique among the processes and threads of this host, but a leftover of an
+  // earlier process with this one's id may hold the name: the first free one is taken (and
+  // O_EXCL, where the caller creates it, catches a race).
   static std::atomic<unsigned> counter{0};
-  auto name = path.filename().string();
-  name = fmt::format(".{}.tmp.{}.{}", name, ::getpid(), counter++);
-  return path.parent_path() / name;
+  while (true) {
+    const auto temp = path.parent_path() /
+                      fmt::format(".{}.tmp.{}.{}", path.filename().string(), ::getpid(), counter++);
+    std::error_code ec;
+    const auto taken = [&](const char* suffix) {
+      return std::filesystem::exists(std::filesystem::symlink_status(temp.string() + suffix, ec));
+    };
+    if (!taken("") && !taken("-journal") && !taken("-wal") && !taken("-shm")) return temp;
+  }
 }
 
 std::filesystem::path through_links(const std::filesystem::path& path) {

@@ -12,16 +12,16 @@ bool same_key(const ResultEntry& e, std::string_view op, std::string_view params
   return e.op_signature == op && e.params_signature == params;
 }
 
-}  // namespace
-
-// Signatures hold no NUL: the index's key is both, joined by one.
+// Both signatures, the first one's length in front, so that no two pairs share a key whatever
+// bytes a file's signatures hold.
 std::string index_key(std::string_view op, std::string_view params) {
-  std::string key;
-  key.reserve(op.size() + params.size() + 1);
-  key.append(op).push_back('\0');
-  key.append(params);
+  std::string key = fmt::format("{}:", op.size());
+  key.reserve(key.size() + op.size() + params.size());
+  key.append(op).append(params);
   return key;
 }
+
+}  // namespace
 
 const ResultEntry* ResultsTable::indexed(std::string_view op, std::string_view params) const {
   const auto rebuild = [&] {

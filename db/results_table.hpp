@@ -50,7 +50,8 @@ struct ResultsTable {
   // find()'s index of `entries` by signature, so that reading a file of n lines takes time in
   // proportion to n, not n². upsert() keeps it; find() rebuilds it where entries were added
   // without upsert() or where it points at another entry. What it cannot notice is an entry added
-  // directly after one was removed, or signatures changed in place: neither is done.
+  // directly after one was removed, or signatures changed in place: neither is done. Since find()
+  // may rebuild it, a table is not to be read from two threads at once.
   mutable std::unordered_map<std::string, std::size_t> index_by_key = {};
 
  private:

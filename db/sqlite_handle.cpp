@@ -90,13 +90,25 @@ void SqliteDatabase::Closer::operator()(sqlite3* db) const noexcept {
 }
 
 SqliteDatabase::SqliteDatabase(const std::filesystem::path& path, Access access) : path_(path) {
+  // Whether the file holds every commit itself: no -wal file with commits in it, and no rollback
+  // journal a crash left to be played back.
+  std::error_code none;
+  const auto wal_bytes = std::filesystem::file_size(path.string() + "-wal", none);
+  const bool self_contained =
+      (none || wal_bytes == 0) && !std::filesystem::exists(path.string() + "-journal", none);
   int read = SQLITE_CANTOPEN;
-  if (access == Access::ReadOnly && may_write_beside(path)) {
-    // A reader of a WAL database creates its -wal and -shm files, and only a connection that may
-    // write removes them as it closes (the last one to close): so a reader that may write opens
-    // for writing and refuses itself every write, and `db show` leaves no files behind.
-    read = connect(path.string(), SQLITE_OPEN_READWRITE);
-    if (read == SQLITE_OK) exec("PRAGMA query_only = ON");
+  if (access == Access::ReadOnly) {
+    if (may_write_beside(path)) {
+      // A reader of a WAL database creates its -wal and -shm files, and only a connection that
+      // may write removes them as it closes (the last one to close): so a reader that may write
+      // opens for writing and refuses itself every write, and `db show` leaves no files behind.
+      read = connect(path.string(), SQLITE_OPEN_READWRITE);
+      if (read == SQLITE_OK) exec("PRAGMA query_only = ON");
+    } else if (self_contained) {
+      // A file no one may write, with every commit in it: read as immutable, SQLite creates
+      // nothing beside it (a -shm file it left would stop its owner's next write).
+      read = connect(immutable_uri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+    }
   }
   // Locked (the busy timeout spent) or damaged, a read-only connection would fare no better.
   const int first = read & 0xff;
@@ -106,10 +118,7 @@ SqliteDatabase::SqliteDatabase(const std::filesystem::path& path, Access access)
                                       ? SQLITE_OPEN_READONLY
                                       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   }
-  std::error_code no_wal;  // set when there is no -wal file
-  const auto wal_bytes = std::filesystem::file_size(path.string() + "-wal", no_wal);
-  if (access == Access::ReadOnly && (read & 0xff) == SQLITE_READONLY &&
-      (no_wal || wal_bytes == 0)) {
+  if (access == Access::ReadOnly && (read & 0xff) == SQLITE_READONLY && self_contained) {
     // A WAL database in a directory we may not write: a WAL reader needs the -shm file, and
     // SQLite cannot create it. A writer would have created it, and there is no -wal file with
     // commits to find, so nothing changes the file while we read it: it may be read as immutable.

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "db/atomic_file.hpp"
+#include "tuner/error.hpp"
 
 namespace gemmtune {
 namespace {
@@ -66,7 +67,12 @@ TuneClaim this_process() {
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0) fail("gethostname", "this machine");
   self.host = host;
-  self.boot = first_line_of("/proc/sys/kernel/random/boot_id");
+  // The boot, and the PID namespace, in which this process's id means what it says: processes in
+  // another namespace (a container with the host's name) cannot be looked up in our /proc.
+  std::error_code ec;
+  const auto pid_namespace = std::filesystem::read_symlink("/proc/self/ns/pid", ec);
+  self.boot = first_line_of("/proc/sys/kernel/random/boot_id") + "/" +
+              (ec ? std::string("?") : pid_namespace.string());
   self.pid = static_cast<long>(::getpid());
   const auto start = process_start_ticks(self.pid);
   if (!start) throw std::runtime_error("/proc/self/stat: cannot read this process's start time");
@@ -80,11 +86,14 @@ bool same_process(const TuneClaim& a, const TuneClaim& b) {
 
 // Whether a claim someone else wrote still stands (the rules in the header).
 bool still_counts(const TuneClaim& claim, const TuneClaim& self, long long now_s) {
-  if (claim.host != self.host) {
+  const auto boot_id = [](const std::string& boot) { return boot.substr(0, boot.find('/')); };
+  if (claim.host == self.host && boot_id(claim.boot) != boot_id(self.boot)) {
+    return false;  // made before this machine last started
+  }
+  if (claim.host != self.host || claim.boot != self.boot) {  // another machine or PID namespace
     return now_s - claim.written_s <
            std::chrono::duration_cast<std::chrono::seconds>(kForeignClaimLifetime).count();
   }
-  if (claim.boot != self.boot) return false;  // made before this machine last started
   return process_start_ticks(claim.pid) == claim.start_ticks;
 }
 
@@ -187,13 +196,7 @@ std::string environment_key(const Environment& environment) {
 }
 
 TuneClaims::TuneClaims(const std::filesystem::path& output, const Environment& environment)
-    : path_(claims_path_for(output)) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(through_links(output), ec);
-  output_perms_ = ec || !std::filesystem::exists(status)
-                      ? std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
-                            std::filesystem::perms::group_read | std::filesystem::perms::others_read
-                      : status.permissions();
+    : path_(claims_path_for(output)), output_(through_links(output)) {
   try {
     self_ = this_process();
     self_.environment = environment_key(environment);
@@ -201,6 +204,7 @@ TuneClaims::TuneClaims(const std::filesystem::path& output, const Environment& e
     off_reason_ = e.what();
     return;
   }
+  std::error_code ec;
   if (std::filesystem::exists(path_, ec)) update([](std::vector<TuneClaim>&) {});
 }
 
@@ -250,7 +254,7 @@ bool TuneClaims::update(const std::function<void(std::vector<TuneClaim>&)>& chan
     // lock; a path that never settles is no place for claims.
     for (int attempt = 0; attempt < 100; ++attempt) {
       bool created = true;
-      int raw = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      int raw = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
       if (raw < 0 && errno == EEXIST) {
         created = false;
         raw = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
@@ -260,9 +264,13 @@ bool TuneClaims::update(const std::function<void(std::vector<TuneClaim>&)>& chan
         if (errno == ENOENT && !created) continue;  // removed between the two opens
         fail("open", path_);
       }
-      // Whoever may write the output may claim: the output's bits, not this process's umask.
-      if (created && ::fchmod(fd.get(), static_cast<mode_t>(output_perms_) & 0666) != 0) {
-        fail("fchmod", path_);
+      // Whoever may write the output may claim: the output's write bits for group and others,
+      // where this process's umask took them away.
+      struct stat output {
+      }, mine{};
+      if (created && ::stat(output_.c_str(), &output) == 0 && ::fstat(fd.get(), &mine) == 0) {
+        const mode_t wanted = mine.st_mode | (output.st_mode & (S_IWGRP | S_IWOTH | 0444));
+        if ((wanted & 07777) != (mine.st_mode & 07777)) ::fchmod(fd.get(), wanted & 0666);
       }
       // Without locks (a file system that has none) the claims are still read and written; two
       // writers at once may then lose a claim, which costs a problem measured twice.
@@ -299,8 +307,11 @@ bool TuneClaims::update(const std::function<void(std::vector<TuneClaim>&)>& chan
       return true;
     }
     throw std::runtime_error(path_.string() + ": replaced or removed 100 times while we waited");
+  } catch (const InputError& e) {
+    off_reason_ = e.what();  // a lock held too long: waiting that long again for every problem
+    return false;            // would cost more than measuring one twice
   } catch (const std::exception& e) {
-    off_reason_ = e.what();
+    last_error_ = e.what();  // another user's file, say: the next claim tries again
     return false;
   }
 }

@@ -13,12 +13,14 @@
 //
 // A claim counts while its claimer lives: on this machine, while a process with that id and start
 // time runs; from another machine (a shared file system), for kForeignClaimLifetime after its
-// claimer last wrote the file (a claimer writes the file at least once a minute while it claims,
-// releases or waits; a problem that takes longer than that lifetime may be tuned twice). A claim
+// claimer last wrote it (when it claimed its problem, or later claims or releases; a problem that
+// takes longer than that lifetime may be tuned twice); so do claims from another PID namespace of
+// this machine (a container), whose processes our /proc does not show. A claim
 // that no longer counts (a run killed with -9) is dropped the next time the file is written, and
 // when the next run starts on the output.
 //
-// The file takes the output's permission bits, so that whoever may write the output may claim.
+// A new file gets the output's write bits for group and others, so that whoever may write the
+// output may claim.
 // Claims are advice, never a condition of tuning: where the file cannot be created, read or
 // locked (another user's file, a lock held too long), every claim succeeds, and the worst that
 // follows is a problem measured twice.
@@ -69,8 +71,12 @@ class TuneClaims {
   void release(const std::string& op_signature, const std::string& params_signature);
 
   const std::filesystem::path& path() const { return path_; }
-  // Why claims are off for this run ("" while they work): the first error met.
+  // Why claims are off for this run ("" while they work): a lock held too long, or no way to tell
+  // this process apart. After it, every claim succeeds without a look at the file.
   const std::string& off_reason() const { return off_reason_; }
+  // The last error of a claim that went ahead without the file ("" if none): the file could not
+  // be opened, read or written at the time. The next claim tries again.
+  const std::string& last_error() const { return last_error_; }
 
  private:
   // Reads the live claims under the lock, lets `change` edit them, and writes them back (or
@@ -78,10 +84,10 @@ class TuneClaims {
   bool update(const std::function<void(std::vector<TuneClaim>&)>& change);
 
   std::filesystem::path path_;
-  TuneClaim self_;                       // this process and environment, without a problem
-  std::filesystem::perms output_perms_;  // what a new claims file gets
+  TuneClaim self_;                // this process and environment, without a problem
+  std::filesystem::path output_;  // whose permission bits a new claims file takes
   std::vector<std::pair<std::string, std::string>> held_;
-  std::string off_reason_;
+  std::string off_reason_, last_error_;
 };
 
 }  // namespace gemmtune

@@ -181,11 +181,13 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  if (!claims.off_reason().empty()) {
+  if (const std::string& why =
+          claims.off_reason().empty() ? claims.last_error() : claims.off_reason();
+      !why.empty()) {
     observer.on_note(fmt::format(
-        "problems were not shared with other tune runs on this output ({}): a problem another "
-        "run tuned at the same time may have been measured twice",
-        claims.off_reason()));
+        "problems were not always shared with other tune runs on this output ({}): a problem "
+        "another run tuned at the same time may have been measured twice",
+        why));
   }
 
   if (gpu.monitor) {

@@ -113,7 +113,8 @@ TEST(AtomicFile, FailureWhenNoOldFileLeavesNothing) {
 
 // A writer killed between creating its temporary file and the rename leaves it behind; the next
 // writer of the same file removes it once it is an hour old and its process is gone, and leaves
-// alone a younger one (a writer on another machine) and one whose process still runs.
+// alone a younger one (a writer on another machine), one whose process still runs (whose name it
+// then does not take) and a file that is only named alike.
 TEST(AtomicFile, TheNextWriterRemovesLeftoverTemporaryFiles) {
   testing::TempDir dir;
   const pid_t gone = ::fork();
@@ -129,7 +130,9 @@ TEST(AtomicFile, TheNextWriterRemovesLeftoverTemporaryFiles) {
   const auto old_gone = leftover(gone, "", std::chrono::hours(2));
   const auto old_journal = leftover(gone, "-journal", std::chrono::hours(2));
   const auto young_gone = leftover(gone, ".x", std::chrono::hours(0));
+  // This process's own id, counter 0: the name the write would take first is taken.
   const auto old_running = leftover(::getpid(), "", std::chrono::hours(2));
+  const auto users_file = leftover(gone, ".notes.txt", std::chrono::hours(2));
   const auto other_file = dir / fmt::format(".other.csv.tmp.{}.0", gone);
   testing::write_text(other_file, "partial");
   std::filesystem::last_write_time(
@@ -141,6 +144,7 @@ TEST(AtomicFile, TheNextWriterRemovesLeftoverTemporaryFiles) {
   EXPECT_FALSE(std::filesystem::exists(old_journal));
   EXPECT_TRUE(std::filesystem::exists(young_gone));
   EXPECT_TRUE(std::filesystem::exists(old_running));
+  EXPECT_TRUE(std::filesystem::exists(users_file));
   EXPECT_TRUE(std::filesystem::exists(other_file));
 }
 

@@ -43,6 +43,14 @@ TEST(ResultsTable, FindsEveryEntryHoweverItWasAdded) {
   EXPECT_EQ(table.entries.size(), 100u);
   EXPECT_EQ(table.find("GemmTunableOp_float_NN", "nn_16_8_8_ld_16_8_16")->solution, "B");
 
+  // Signatures a file may hold with any bytes in them keep keys of their own.
+  const std::string op_a("X\0x", 3), params_a("nn", 2), op_b("X", 1), params_b("x\0nn", 4);
+  table.upsert({op_a, params_a, "E", 1.0, {}});
+  table.upsert({op_b, params_b, "F", 1.0, {}});
+  EXPECT_EQ(table.find(op_a, params_a)->solution, "E");
+  EXPECT_EQ(table.find(op_b, params_b)->solution, "F");
+  EXPECT_EQ(table.index_by_key.size(), table.entries.size());  // whole: no search from scratch
+
   table.entries.push_back({"GemmTunableOp_Half_NN", "nn_8_8_8_ld_8_8_8", "C", 1.0, {}});
   table.entries.push_back({"GemmTunableOp_float_NN", "nn_16_8_8_ld_16_8_16", "D", 1.0, {}});
   EXPECT_EQ(table.find("GemmTunableOp_Half_NN", "nn_8_8_8_ld_8_8_8")->solution, "C");

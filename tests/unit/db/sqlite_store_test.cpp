@@ -361,6 +361,17 @@ TEST(SqliteStore, AReaderLeavesNoFilesBesideTheDatabase) {
   }
   EXPECT_EQ(make_sqlite_store(path)->load().at(0).entries.size(), 3u);
   EXPECT_FALSE(beside("-wal"));
+
+  // Made read-only with chmod: read as it is, with nothing created beside it (a -shm file left
+  // there would stop the owner's next write once the file is writable again).
+  using std::filesystem::perms;
+  std::filesystem::permissions(path, perms::owner_read | perms::group_read);
+  EXPECT_EQ(make_sqlite_store(path)->load().at(0).entries.size(), 3u);
+  EXPECT_FALSE(beside("-wal"));
+  EXPECT_FALSE(beside("-shm"));
+  std::filesystem::permissions(path, perms::owner_read | perms::owner_write);
+  make_sqlite_store(path)->append(kEnvA, entry("nn_32_8_8_ld_32_8_32", "D", 0.25));
+  EXPECT_EQ(make_sqlite_store(path)->load().at(0).entries.size(), 4u);
 }
 
 // A database in a read-only file and directory can be read (only where permissions hold: root
