@@ -6,6 +6,7 @@
 
 #include "db/atomic_file.hpp"
 #include "db/csv_results.hpp"
+#include "db/text_lines.hpp"
 #include "tuner/error.hpp"
 #include "validator/compare.hpp"
 
@@ -23,6 +24,23 @@ class CsvStore final : public ResultsStore {
     std::vector<ResultsTable> tables;
     tables.push_back(read_results_csv(path_, diagnostics));
     return tables;
+  }
+
+  bool holds(const Environment& environment, std::string_view op_signature,
+             std::string_view params_signature) override {
+    // Most problems asked about are not there: a search of the text says so without parsing a
+    // line. A line that starts with the problem is read the whole way (a bad line holds nothing).
+    std::string content;
+    try {
+      content = read_file(path_);
+    } catch (const InputError&) {
+      return false;  // no file (yet)
+    }
+    const std::string start = fmt::format("{},{},", op_signature, params_signature);
+    if (!content.starts_with(start) && content.find("\n" + start) == std::string::npos) {
+      return false;
+    }
+    return ResultsStore::holds(environment, op_signature, params_signature);
   }
 
   void write(const ResultsTable& table) override {

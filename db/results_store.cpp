@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <ctime>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -30,6 +31,18 @@ void ResultsStore::update_environments(Diagnostics& diagnostics,
            }
            return std::move(tables.front());
          });
+}
+
+bool ResultsStore::holds(const Environment& environment, std::string_view op_signature,
+                         std::string_view params_signature) {
+  if (!std::filesystem::exists(path())) return false;
+  Diagnostics diagnostics;  // bad lines hold nothing
+  for (const auto& table : load(diagnostics)) {
+    if (table.environment == environment) {
+      return table.find(op_signature, params_signature) != nullptr;
+    }
+  }
+  return false;
 }
 
 std::string_view results_store_kind(const std::filesystem::path& path) {

@@ -75,6 +75,12 @@ class ResultsStore {
       std::vector<ResultsTable> current, const Diagnostics& diagnostics)>;
   virtual void update_environments(Diagnostics& diagnostics, const UpdateEnvironments& produce);
 
+  // Whether the store holds a result for the problem measured under `environment`, as it stands
+  // now: what a tuning run asks before it measures a problem another run may have saved just
+  // now. This default reads everything; the stores answer with less.
+  virtual bool holds(const Environment& environment, std::string_view op_signature,
+                     std::string_view params_signature);
+
   virtual void append(const Environment& environment, const ResultEntry& entry,
                       std::span<const CandidateReport> candidates = {}) = 0;
   virtual void record_run(const RunRecord& run) = 0;

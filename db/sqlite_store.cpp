@@ -139,6 +139,34 @@ class SqliteStore final : public ResultsStore {
     return tables;
   }
 
+  bool holds(const Environment& environment, std::string_view op_signature,
+             std::string_view params_signature) override {
+    if (!has_schema_) has_schema_ = check_schema(/*create=*/false);  // a writer may have made it
+    if (!has_schema_) return false;
+    // The environment's id, then one row through the results' unique index: no table is read.
+    SqliteTransaction read(db_, SqliteTransaction::Mode::Deferred);  // one consistent snapshot
+    SqliteStatement envs(db_, "SELECT id FROM environments ORDER BY id");
+    SqliteStatement validators(
+        db_, "SELECT key, value FROM environment_validators WHERE environment_id = ?1");
+    SqliteStatement result(db_,
+                           "SELECT 1 FROM results WHERE environment_id = ?1 AND op_signature = ?2 "
+                           "AND params_signature = ?3");
+    bool found = false;
+    while (!found && envs.step()) {
+      const std::int64_t id = envs.column_int64(0);
+      Environment stored;
+      validators.reset();
+      validators.bind(1, id);
+      while (validators.step()) stored.set(validators.column_text(0), validators.column_text(1));
+      if (!(stored == environment)) continue;
+      result.reset();
+      result.bind(1, id).bind(2, op_signature).bind(3, params_signature);
+      found = result.step();
+    }
+    read.commit();
+    return found;
+  }
+
   void write(const ResultsTable& table) override {
     open_for_writing();
     SqliteTransaction transaction(db_);

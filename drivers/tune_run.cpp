@@ -40,19 +40,6 @@ std::vector<std::filesystem::path> output_paths(const TuneOptions& options) {
 
 std::atomic<int> g_stop_requests{0};  // lock-free, so a signal handler may touch it
 
-// When the output last changed: its size and time, and its -wal file's (a database's commits).
-std::string output_stamp(const std::filesystem::path& path) {
-  std::string stamp;
-  for (const auto& p : {path, std::filesystem::path(path.string() + "-wal")}) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(p, ec);
-    if (ec) continue;
-    const auto time = std::filesystem::last_write_time(p, ec);
-    if (!ec) stamp += fmt::format("{}:{};", size, time.time_since_epoch().count());
-  }
-  return stamp;
-}
-
 // One device, in this process.
 void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entries,
                TuneSummary& summary, TuneObserver& observer, const std::string& command_line,
@@ -65,9 +52,6 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
   const Environment environment = collect_environment(backend);
 
   auto store = open_results_store(with_rank(options.output, options.shard));
-  // When the output last changed, taken before each read of it, so that a change during the read
-  // is read again.
-  std::string seen = output_stamp(store->path());
   SignatureSet done;
   add_tuned_signatures(*store, environment, done, &diagnostics);
   std::vector<const UntunedEntry*> todo;
@@ -87,15 +71,6 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
   Tuner tuner(backend, *session.registry, options.tuner);
   bool device_lost = false;
   std::string device_lost_reason;
-  // Another run on the same output (overlapping inputs) may have tuned a problem since the output
-  // was read: read again where it changed, so that no problem is measured and appended twice.
-  const auto read_output_again = [&] {
-    if (const std::string now = output_stamp(store->path()); now != seen) {
-      seen = now;
-      done.clear();
-      add_tuned_signatures(*store, environment, done);
-    }
-  };
   TuneClaims claims(store->path(), environment);
   std::size_t begun = 0;  // problems measured so far, for the progress line
   // Tunes one problem unless it needs no tuning (or cannot have it); false where another run on
@@ -111,9 +86,13 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
                                 fmt::format("not tried: {}", device_lost_reason)});
       return true;
     }
+    // Another run on the same output (overlapping inputs) may have tuned the problem since the
+    // output was read: the store is asked, so that no problem is measured and appended twice.
     const auto already_tuned = [&] {
-      read_output_again();
-      return done.count({entry.op_signature, entry.params_signature}) > 0;
+      if (done.count({entry.op_signature, entry.params_signature}) > 0) return true;
+      if (!store->holds(environment, entry.op_signature, entry.params_signature)) return false;
+      done.emplace(entry.op_signature, entry.params_signature);
+      return true;
     };
     if (already_tuned()) {
       ++summary.already_tuned;
@@ -123,10 +102,8 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
       holder = std::move(*other);
       return false;
     }
-    // Read again now that the claim is ours, whatever the output's size and time say (a
-    // database's -wal file grows before its commit can be read): a run lets go of a problem only
-    // once its result is saved, so one that finished it just now is seen here.
-    seen.clear();
+    // Asked again now that the claim is ours: a run lets go of a problem only once its result is
+    // saved, so one that finished it just now is seen here.
     if (already_tuned()) {
       claims.release(entry.op_signature, entry.params_signature);
       ++summary.already_tuned;
@@ -152,9 +129,6 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
                        report.winner_stats.median_ms, entry.extra};
     store->append(environment, result, report.candidates);
     claims.release(entry.op_signature, entry.params_signature);
-    // Our own line: no need to read it back. What another run appended meanwhile is read after
-    // the next claim anyway.
-    seen = output_stamp(store->path());
     done.emplace(entry.op_signature, entry.params_signature);
     summary.tuned.push_back(std::move(report));
     return true;

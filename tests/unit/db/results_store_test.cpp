@@ -40,6 +40,29 @@ TEST(ResultsStore, ChosenByExtension) {
   }
 }
 
+// holds(): what a tuning run asks before it measures a problem another run may have saved.
+// Only a result under the same validators counts; a bad line that names the problem holds nothing.
+TEST(ResultsStore, HoldsAnswersForOneProblemAndEnvironment) {
+  testing::TempDir dir;
+  const Environment other{{"PT_VERSION", "2.12.0"}};
+  for (const char* name : {"h.csv", "h.db"}) {
+    const auto path = dir / name;
+    auto store = open_results_store(path);
+    EXPECT_FALSE(store->holds(kEnv, "GemmTunableOp_Half_NN", "nn_8_8_8_ld_8_8_8")) << name;
+    store->append(kEnv, entry("nn_8_8_8_ld_8_8_8", "Default", 0.5));
+    auto reader = open_results_store(path);  // another process's view
+    EXPECT_TRUE(reader->holds(kEnv, "GemmTunableOp_Half_NN", "nn_8_8_8_ld_8_8_8")) << name;
+    EXPECT_FALSE(reader->holds(kEnv, "GemmTunableOp_Half_NN", "nn_16_8_8_ld_16_8_16")) << name;
+    EXPECT_FALSE(reader->holds(kEnv, "GemmTunableOp_Half_TN", "nn_8_8_8_ld_8_8_8")) << name;
+    EXPECT_FALSE(reader->holds(other, "GemmTunableOp_Half_NN", "nn_8_8_8_ld_8_8_8")) << name;
+  }
+  testing::write_text(dir / "h.csv",
+                      testing::read_text(dir / "h.csv") +
+                          "GemmTunableOp_Half_NN,nn_24_8_8_ld_24_8_24,Default,fast\n");
+  EXPECT_FALSE(open_results_store(dir / "h.csv")
+                   ->holds(kEnv, "GemmTunableOp_Half_NN", "nn_24_8_8_ld_24_8_24"));
+}
+
 TEST(CsvStore, AppendWritesTheHeaderOnceAndEachLineDurably) {
   testing::TempDir dir;
   const auto path = dir / "r.csv";
