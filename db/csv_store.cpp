@@ -37,7 +37,11 @@ class CsvStore final : public ResultsStore {
       return false;  // no file (yet)
     }
     const std::string start = fmt::format("{},{},", op_signature, params_signature);
-    if (!content.starts_with(start) && content.find("\n" + start) == std::string::npos) {
+    // A line may begin with a byte-order mark, which the parser skips.
+    const std::string bom = "\xEF\xBB\xBF";
+    if (!content.starts_with(start) && !content.starts_with(bom + start) &&
+        content.find("\n" + start) == std::string::npos &&
+        content.find("\n" + bom + start) == std::string::npos) {
       return false;
     }
     return ResultsStore::holds(environment, op_signature, params_signature);

@@ -46,6 +46,11 @@ bool may_write_beside(const std::filesystem::path& path) {
   return true;
 }
 
+bool no_write_bits(const std::filesystem::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0;
+}
+
 }  // namespace
 
 void throw_sqlite_failure(int rc, sqlite3* db, std::string_view what, const char* file, int line) {
@@ -98,14 +103,16 @@ SqliteDatabase::SqliteDatabase(const std::filesystem::path& path, Access access)
       (none || wal_bytes == 0) && !std::filesystem::exists(path.string() + "-journal", none);
   int read = SQLITE_CANTOPEN;
   if (access == Access::ReadOnly) {
-    if (may_write_beside(path)) {
+    if (may_write_beside(path) || (::geteuid() == 0 && self_contained)) {
       // A reader of a WAL database creates its -wal and -shm files, and only a connection that
       // may write removes them as it closes (the last one to close): so a reader that may write
       // opens for writing and refuses itself every write, and `db show` leaves no files behind.
+      // Root may write a file made read-only too; it does so only where every commit is in the
+      // file already, so that the close has nothing to fold into it and the file stays as it was.
       read = connect(path.string(), SQLITE_OPEN_READWRITE);
       if (read == SQLITE_OK) exec("PRAGMA query_only = ON");
-    } else if (self_contained) {
-      // A file no one may write, with every commit in it: read as immutable, SQLite creates
+    } else if (self_contained && no_write_bits(path)) {
+      // A file only root may write, with every commit in it: read as immutable, SQLite creates
       // nothing beside it (a -shm file it left would stop its owner's next write).
       read = connect(immutable_uri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
     }

@@ -239,12 +239,13 @@ void TuneClaims::release(const std::string& op_signature, const std::string& par
   const auto held =
       std::find(held_.begin(), held_.end(), std::pair(op_signature, params_signature));
   if (held == held_.end()) return;
-  held_.erase(held);
-  update([&](std::vector<TuneClaim>& claims) {
+  const bool released = update([&](std::vector<TuneClaim>& claims) {
     std::erase_if(claims, [&](const TuneClaim& c) {
       return same_process(c, self_) && same_problem(c, self_, op_signature, params_signature);
     });
   });
+  // Where the file could not be written just now, the claim stays held, for the destructor.
+  if (released || !off_reason_.empty()) held_.erase(held);
 }
 
 bool TuneClaims::update(const std::function<void(std::vector<TuneClaim>&)>& change) {

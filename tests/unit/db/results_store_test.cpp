@@ -61,6 +61,12 @@ TEST(ResultsStore, HoldsAnswersForOneProblemAndEnvironment) {
                           "GemmTunableOp_Half_NN,nn_24_8_8_ld_24_8_24,Default,fast\n");
   EXPECT_FALSE(open_results_store(dir / "h.csv")
                    ->holds(kEnv, "GemmTunableOp_Half_NN", "nn_24_8_8_ld_24_8_24"));
+  // A line that begins with a byte-order mark, which the parser skips.
+  testing::write_text(dir / "h.csv", testing::read_text(dir / "h.csv") +
+                                         "\xEF\xBB\xBFGemmTunableOp_Half_NN,nn_32_8_8_ld_32_8_32,"
+                                         "Default,0.5\n");
+  EXPECT_TRUE(open_results_store(dir / "h.csv")
+                  ->holds(kEnv, "GemmTunableOp_Half_NN", "nn_32_8_8_ld_32_8_32"));
 }
 
 TEST(CsvStore, AppendWritesTheHeaderOnceAndEachLineDurably) {

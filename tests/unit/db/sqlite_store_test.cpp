@@ -448,6 +448,24 @@ TEST(SqliteStore, AReadOnlyDatabaseIsReadAndLeftAsItWasByAnyone) {
   EXPECT_EQ(tables[0].entries.size(), 2u);  // the commit in the -wal is read
 }
 
+// Root writes a file made read-only too: a store root opened on one (a tune run checking whether
+// another has saved a problem) must see the other writer's commits, not a frozen snapshot.
+TEST(SqliteStore, AStoreOnAReadOnlyFileSeesWhatRootWritesToIt) {
+  if (::geteuid() != 0) GTEST_SKIP() << "only root writes a file without write bits";
+  testing::TempDir dir;
+  const auto path = dir / "r.db";
+  make_sqlite_store(path)->write(ResultsTable{kEnvA, {entry("nn_8_8_8_ld_8_8_8", "A", 0.5)}, {}});
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read |
+                                         std::filesystem::perms::group_read |
+                                         std::filesystem::perms::others_read);
+  auto reader = make_sqlite_store(path);
+  EXPECT_FALSE(reader->holds(kEnvA, "GemmTunableOp_Half_NN", "nn_16_8_8_ld_16_8_16"));
+  auto writer = make_sqlite_store(path);
+  writer->append(kEnvA, entry("nn_16_8_8_ld_16_8_16", "B", 0.25));
+  EXPECT_TRUE(reader->holds(kEnvA, "GemmTunableOp_Half_NN", "nn_16_8_8_ld_16_8_16"));
+  EXPECT_EQ(reader->load().at(0).entries.size(), 2u);
+}
+
 // A file that is no database (a CSV file named .db) is bad input naming it.
 TEST(SqliteStore, AFileThatIsNotADatabaseIsBadInput) {
   testing::TempDir dir;
