@@ -1,10 +1,16 @@
 #include "drivers/tune_problems.hpp"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <filesystem>
 
 #include "db/atomic_file.hpp"
+#include "tuner/error.hpp"
 #include "validator/compare.hpp"
 
 namespace gemmtune {
@@ -37,6 +43,15 @@ RequestedProblems read_requested_problems(const TuneOptions& options, Diagnostic
   }
   entries = std::move(mine);
   return requested;
+}
+
+void require_appendable(const std::filesystem::path& path) {
+  check_can_write(path);
+  // Results are appended to the file itself (a database's commits too), not put in its place.
+  if (std::filesystem::exists(path) && ::access(path.c_str(), W_OK) != 0) {
+    throw InputError(fmt::format("{}: cannot be written: {}; nothing was measured", path.string(),
+                                 std::strerror(errno)));
+  }
 }
 
 void add_tuned_signatures(ResultsStore& store, const Environment& environment, SignatureSet& done,

@@ -44,6 +44,11 @@ RequestedProblems read_requested_problems(const TuneOptions& options, Diagnostic
 
 using SignatureSet = std::set<std::pair<std::string, std::string>>;
 
+// Throws InputError naming `path` unless a tuning run can append its results there: the checks of
+// check_can_write, and, for a file that exists, that this user may write it. Before any problem
+// is measured, so that no result is measured only to be refused at its save.
+void require_appendable(const std::filesystem::path& path);
+
 void add_tuned_signatures(ResultsStore& store, const Environment& environment, SignatureSet& done,
                           Diagnostics* warnings = nullptr);
 

@@ -52,6 +52,7 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
   const Environment environment = collect_environment(backend);
 
   auto store = open_results_store(with_rank(options.output, options.shard));
+  require_appendable(store->path());
   SignatureSet done;
   add_tuned_signatures(*store, environment, done, &diagnostics);
   std::vector<const UntunedEntry*> todo;

@@ -177,6 +177,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   std::unique_ptr<ResultsStore> store;
   if (!o.store_file.empty()) {
     store = open_results_store(o.store_file);
+    require_appendable(store->path());
     // The checks a tuning run makes on its output, before the sweep: a CSV file of another
     // environment cannot take this run's results (ValidatorMismatchError), and finding that at
     // each shape's save would measure a whole sweep for nothing.

@@ -344,13 +344,16 @@ void Coordinator::dispatch() {
 std::vector<const UntunedEntry*> Coordinator::resume() {
   SignatureSet done;
   if (names_.sqlite()) {
+    require_appendable(names_.per_device(0));
     add_tuned_signatures(*open_results_store(names_.per_device(0)), *environment_, done);
   } else {
     // What this run writes must hold this environment; other devices' files count where they do.
     std::vector<std::filesystem::path> ours{names_.gathered()};
     for (const auto& slot : slots_) ours.push_back(names_.per_device(slot.ordinal));
-    for (const auto& path : ours)
+    for (const auto& path : ours) {
+      require_appendable(path);
       add_tuned_signatures(*open_results_store(path), *environment_, done);
+    }
     std::vector<std::filesystem::path> others;
     for (const auto& [ordinal, path] : names_.existing_per_device()) {
       if (std::find(ours.begin(), ours.end(), path) == ours.end()) others.push_back(path);

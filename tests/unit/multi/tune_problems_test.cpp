@@ -5,6 +5,7 @@
 #include "drivers/tune_problems.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "drivers/tune_run.hpp"
 #include "temp_dir.hpp"
@@ -66,6 +67,32 @@ TEST(TuneProblems, AnOutputThatCannotBeWrittenIsRefusedBeforeTuning) {
     EXPECT_EQ(observer.problems, 0) << name;
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "nodir"));
+}
+
+// A results file this user may not write (in a directory that takes new files) is refused
+// before any problem is measured, not after the first (only where permissions hold: root writes
+// anyway).
+TEST(TuneProblems, AnOutputFileThatCannotBeWrittenIsRefusedBeforeTuning) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores file permissions";
+  testing::TempDir dir;
+  for (const char* name : {"ro.csv", "ro.db"}) {
+    const auto path = dir / name;
+    {
+      CountingObserver observer;
+      TuneOptions o = options(path);
+      o.problems.resize(1);
+      run(o, observer);
+    }
+    std::filesystem::permissions(path, std::filesystem::perms::owner_read);
+    CountingObserver observer;
+    try {
+      run(options(path), observer);
+      FAIL() << "expected InputError for " << name;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("cannot be written"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(observer.problems, 0) << name;
+  }
 }
 
 // A file with bad lines and no validators is not empty: refused before tuning, left as it was.
