@@ -267,8 +267,8 @@ bool TuneClaims::update(const std::function<void(std::vector<TuneClaim>&)>& chan
       }
       // Whoever may write the output may claim: the output's write bits for group and others,
       // where this process's umask took them away.
-      struct stat output {
-      }, mine{};
+      struct stat output {};
+      struct stat mine {};
       if (created && ::stat(output_.c_str(), &output) == 0 && ::fstat(fd.get(), &mine) == 0) {
         const mode_t wanted = mine.st_mode | (output.st_mode & (S_IWGRP | S_IWOTH | 0444));
         if ((wanted & 07777) != (mine.st_mode & 07777)) ::fchmod(fd.get(), wanted & 0666);
