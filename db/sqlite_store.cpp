@@ -1,6 +1,7 @@
 #include "db/sqlite_store.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -145,22 +146,12 @@ class SqliteStore final : public ResultsStore {
     if (!has_schema_) return false;
     // The environment's id, then one row through the results' unique index: no table is read.
     SqliteTransaction read(db_, SqliteTransaction::Mode::Deferred);  // one consistent snapshot
-    SqliteStatement envs(db_, "SELECT id FROM environments ORDER BY id");
-    SqliteStatement validators(
-        db_, "SELECT key, value FROM environment_validators WHERE environment_id = ?1");
-    SqliteStatement result(db_,
-                           "SELECT 1 FROM results WHERE environment_id = ?1 AND op_signature = ?2 "
-                           "AND params_signature = ?3");
     bool found = false;
-    while (!found && envs.step()) {
-      const std::int64_t id = envs.column_int64(0);
-      Environment stored;
-      validators.reset();
-      validators.bind(1, id);
-      while (validators.step()) stored.set(validators.column_text(0), validators.column_text(1));
-      if (!(stored == environment)) continue;
-      result.reset();
-      result.bind(1, id).bind(2, op_signature).bind(3, params_signature);
+    if (const auto env = find_environment_id(environment)) {
+      SqliteStatement result(db_,
+                             "SELECT 1 FROM results WHERE environment_id = ?1 AND "
+                             "op_signature = ?2 AND params_signature = ?3");
+      result.bind(1, *env).bind(2, op_signature).bind(3, params_signature);
       found = result.step();
     }
     read.commit();
@@ -379,11 +370,16 @@ class SqliteStore final : public ResultsStore {
 
   // The id of `environment`, inserting it (validators in their order) when it is new. Must run
   // inside a write transaction.
-  std::int64_t environment_id(const Environment& environment) {
-    const std::string fingerprint = environment_fingerprint(environment);
+  std::optional<std::int64_t> find_environment_id(const Environment& environment) {
     SqliteStatement find(db_, "SELECT id FROM environments WHERE fingerprint = ?1");
-    find.bind(1, std::string_view(fingerprint));
+    find.bind(1, std::string_view(environment_fingerprint(environment)));
     if (find.step()) return find.column_int64(0);
+    return std::nullopt;
+  }
+
+  std::int64_t environment_id(const Environment& environment) {
+    if (const auto found = find_environment_id(environment)) return *found;
+    const std::string fingerprint = environment_fingerprint(environment);
     SqliteStatement(db_, "INSERT INTO environments(fingerprint, created_at) VALUES(?1, ?2)")
         .bind(1, std::string_view(fingerprint))
         .bind(2, std::string_view(now_text()))

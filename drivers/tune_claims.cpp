@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "db/atomic_file.hpp"
+#include "db/sqlite_store.hpp"
 #include "tuner/error.hpp"
 
 namespace gemmtune {
@@ -182,15 +183,10 @@ std::filesystem::path claims_path_for(const std::filesystem::path& output) {
 }
 
 std::string environment_key(const Environment& environment) {
-  auto entries = environment.entries();
-  std::sort(entries.begin(), entries.end());
+  // The fingerprint databases key environments by, hashed: it may hold tabs and newlines.
   std::uint64_t hash = 14695981039346656037ull;  // FNV-1a: the same in every build and process
-  for (const auto& [key, value] : entries) {
-    for (const std::string* text : {&key, &value}) {
-      for (const char c : *text + '\0') {
-        hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-      }
-    }
+  for (const char c : environment_fingerprint(environment)) {
+    hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   }
   return fmt::format("{:016x}", hash);
 }
