@@ -191,8 +191,11 @@ std::string environment_key(const Environment& environment) {
   return fmt::format("{:016x}", hash);
 }
 
-TuneClaims::TuneClaims(const std::filesystem::path& output, const Environment& environment)
-    : path_(claims_path_for(output)), output_(through_links(output)) {
+TuneClaims::TuneClaims(const std::filesystem::path& output, const Environment& environment,
+                       std::chrono::seconds refresh_interval)
+    : path_(claims_path_for(output)),
+      output_(through_links(output)),
+      refresh_interval_(std::max(refresh_interval, std::chrono::seconds(1))) {
   try {
     self_ = this_process();
     self_.environment = environment_key(environment);
@@ -205,15 +208,40 @@ TuneClaims::TuneClaims(const std::filesystem::path& output, const Environment& e
 }
 
 TuneClaims::~TuneClaims() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  stop_refreshing_.notify_all();
+  if (refresher_.joinable()) refresher_.join();
   if (held_.empty()) return;
   update([&](std::vector<TuneClaim>& claims) {
     std::erase_if(claims, [&](const TuneClaim& c) { return same_process(c, self_); });
   });
 }
 
+std::string TuneClaims::off_reason() const {
+  const std::lock_guard lock(mutex_);
+  return off_reason_;
+}
+
+std::string TuneClaims::last_error() const {
+  const std::lock_guard lock(mutex_);
+  return last_error_;
+}
+
+void TuneClaims::keep_alive() {
+  std::unique_lock lock(mutex_);
+  while (!stop_refreshing_.wait_for(lock, refresh_interval_, [&] { return stopping_; })) {
+    // update() writes our claims' time again once it is refresh_interval_ old.
+    if (!held_.empty()) update([](std::vector<TuneClaim>&) {});
+  }
+}
+
 std::optional<std::string> TuneClaims::claim(const std::string& op_signature,
                                              const std::string& params_signature) {
   if (!claimable(op_signature) || !claimable(params_signature)) return std::nullopt;
+  const std::lock_guard lock(mutex_);
   std::optional<std::string> holder;
   update([&](std::vector<TuneClaim>& claims) {
     for (const auto& c : claims) {
@@ -227,11 +255,16 @@ std::optional<std::string> TuneClaims::claim(const std::string& op_signature,
     mine.params_signature = params_signature;
     claims.push_back(std::move(mine));
   });
-  if (!holder) held_.emplace_back(op_signature, params_signature);
-  return holder;
+  if (holder) return holder;
+  held_.emplace_back(op_signature, params_signature);
+  if (!refresher_.joinable() && off_reason_.empty()) {
+    refresher_ = std::thread([this] { keep_alive(); });
+  }
+  return std::nullopt;
 }
 
 void TuneClaims::release(const std::string& op_signature, const std::string& params_signature) {
+  const std::lock_guard lock(mutex_);
   const auto held =
       std::find(held_.begin(), held_.end(), std::pair(op_signature, params_signature));
   if (held == held_.end()) return;
@@ -295,9 +328,11 @@ bool TuneClaims::update(const std::function<void(std::vector<TuneClaim>&)>& chan
       }
       std::string content;
       for (auto& c : claims) {
-        // What keeps our claims alive on other machines; once a minute is enough for a lifetime
-        // of ten, and leaves the file unwritten while a run waits and nothing changes.
-        if (same_process(c, self_) && now_s - c.written_s >= 60) c.written_s = now_s;
+        // What keeps our claims alive on other machines; no more often than the refresher's
+        // interval, which leaves the file unwritten while a run waits and nothing changes.
+        if (same_process(c, self_) && now_s - c.written_s >= refresh_interval_.count()) {
+          c.written_s = now_s;
+        }
         content += format_claim(c);
       }
       if (content != before) write_all(fd.get(), content, path_);

@@ -13,9 +13,10 @@
 //
 // A claim counts while its claimer lives: on this machine, while a process with that id and start
 // time runs; from another machine (a shared file system), for kForeignClaimLifetime after its
-// claimer last wrote it (when it claimed its problem, or later claims or releases; a problem that
-// takes longer than that lifetime may be tuned twice); so do claims from another PID namespace of
-// this machine (a container), whose processes our /proc does not show. A claim
+// claimer last wrote it. A claimer writes the file at least every kClaimRefreshInterval while it
+// holds a claim (a thread of its own does, so that a problem that takes an hour to tune stays
+// claimed); so do claims from another PID namespace of this machine (a container), whose
+// processes our /proc does not show. A claim
 // that no longer counts (a run killed with -9) is dropped the next time the file is written, and
 // when the next run starts on the output.
 //
@@ -27,10 +28,13 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tuner/environment.hpp"
@@ -38,6 +42,9 @@
 namespace gemmtune {
 
 inline constexpr auto kForeignClaimLifetime = std::chrono::minutes(10);
+// A twentieth of the lifetime: a claimer may miss a few refreshes (a slow file system) before
+// another machine takes its claim for dead.
+inline constexpr auto kClaimRefreshInterval = std::chrono::seconds(30);
 
 // One line of the claims file.
 struct TuneClaim {
@@ -58,8 +65,10 @@ std::string environment_key(const Environment& environment);
 
 class TuneClaims {
  public:
-  // Drops the claims that no longer count, where the file exists.
-  TuneClaims(const std::filesystem::path& output, const Environment& environment);
+  // Drops the claims that no longer count, where the file exists. `refresh_interval`: how often
+  // the claims held are written again (tests shorten it).
+  TuneClaims(const std::filesystem::path& output, const Environment& environment,
+             std::chrono::seconds refresh_interval = kClaimRefreshInterval);
   ~TuneClaims();  // lets go of every claim this object still holds
   TuneClaims(const TuneClaims&) = delete;
   TuneClaims& operator=(const TuneClaims&) = delete;
@@ -73,21 +82,30 @@ class TuneClaims {
   const std::filesystem::path& path() const { return path_; }
   // Why claims are off for this run ("" while they work): a lock held too long, or no way to tell
   // this process apart. After it, every claim succeeds without a look at the file.
-  const std::string& off_reason() const { return off_reason_; }
+  std::string off_reason() const;
   // The last error of a claim that went ahead without the file ("" if none): the file could not
   // be opened, read or written at the time. The next claim tries again.
-  const std::string& last_error() const { return last_error_; }
+  std::string last_error() const;
 
  private:
   // Reads the live claims under the lock, lets `change` edit them, and writes them back (or
-  // removes the file when none are left). False where claims are off.
+  // removes the file when none are left). False where claims are off. The caller holds mutex_.
   bool update(const std::function<void(std::vector<TuneClaim>&)>& change);
+  // The refresher thread's loop: writes the claims held again every refresh_interval_.
+  void keep_alive();
 
   std::filesystem::path path_;
   TuneClaim self_;                // this process and environment, without a problem
   std::filesystem::path output_;  // whose permission bits a new claims file takes
+  std::chrono::seconds refresh_interval_;
   std::vector<std::pair<std::string, std::string>> held_;
   std::string off_reason_, last_error_;
+
+  // The run claims and releases while the refresher writes: one of them at a time.
+  mutable std::mutex mutex_;
+  std::condition_variable stop_refreshing_;
+  bool stopping_ = false;
+  std::thread refresher_;  // started with the first claim
 };
 
 }  // namespace gemmtune

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "db/results_store.hpp"
 #include "drivers/multi/gather.hpp"
@@ -19,6 +20,7 @@
 #include "drivers/multi/worker_command.hpp"
 #include "drivers/multi/worker_process.hpp"
 #include "drivers/multi/worker_protocol.hpp"
+#include "drivers/tune_claims.hpp"
 #include "drivers/tune_problems.hpp"
 #include "tuner/error.hpp"
 #include "validator/compare.hpp"
@@ -88,6 +90,17 @@ class Coordinator {
   bool any(Slot::State state) const;
   std::vector<const UntunedEntry*> resume();
   void fail(std::size_t id, std::string reason);
+  // Taken from the queue: whether this run is to tune it now. Not where another run on the same
+  // output has saved it (counted as already tuned) or is tuning it now (deferred_).
+  bool ours_to_tune(std::size_t id);
+  // Whether the output (a database, or the CSV files a multi-device run gathers) holds the
+  // problem now: another run on it may have saved it since this run read it.
+  bool tuned_elsewhere(const UntunedEntry& e);
+  // The deferred problems another run let go of: those it saved end, one it did not is taken
+  // (claimed) for `slot`.
+  std::optional<std::size_t> take_deferred();
+  void let_go(std::size_t id);  // its result is in, or it is back in the queue or given up
+  void say_claims_trouble();
   // Whether the device's output already holds the problem (its worker saved it, then ended).
   bool saved_by(const Slot& slot, const UntunedEntry& e);
   DeviceLoad& load(const Slot& slot) { return summary_.devices[slot.load]; }
@@ -102,6 +115,14 @@ class Coordinator {
   std::optional<Environment> environment_;
   std::vector<const UntunedEntry*> todo_;
   std::unique_ptr<WorkQueue> queue_;
+  // Shared with the other tune runs on the same output (drivers/tune_claims.hpp): the problems
+  // handed to this run's workers are claimed until their results are in.
+  std::unique_ptr<TuneClaims> claims_;
+  std::unique_ptr<ResultsStore> database_;  // a SQLite output, asked what it holds
+  std::vector<std::size_t> deferred_;       // another run was tuning them when they came up
+  std::string holder_;                      // who, for the note
+  Clock::time_point deferred_looked_at_, waiting_since_;
+  bool waiting_said_ = false;
   std::size_t results_ = 0;
   bool stopping_ = false;
   bool forced_stop_ = false;  // a second stop request killed the workers in flight
@@ -197,6 +218,7 @@ void Coordinator::handle_line(Slot& slot, const std::string& line) {
     return;  // the worker exits; handle_exit puts the problem back and retires the device
   }
   queue_->finish(id);
+  let_go(id);
   slot.current.reset();
   slot.state = Slot::State::Idle;
   ++results_;
@@ -234,6 +256,7 @@ void Coordinator::handle_exit(Slot& slot) {
   if (slot.current) {
     const std::size_t id = *slot.current;
     slot.current.reset();
+    let_go(id);  // whatever follows: saved, back in the queue (claimed again when taken), given up
     ++load(slot).worker_deaths;
     const UntunedEntry& e = *todo_[id];
     const bool saved = saved_by(slot, e);
@@ -324,10 +347,93 @@ void Coordinator::check_timeouts() {
   }
 }
 
+bool Coordinator::tuned_elsewhere(const UntunedEntry& e) {
+  try {
+    if (database_) return database_->holds(*environment_, e.op_signature, e.params_signature);
+    std::vector<std::filesystem::path> paths{names_.gathered()};
+    for (const auto& [ordinal, path] : names_.existing_per_device()) paths.push_back(path);
+    if (auto single = names_.existing_single_device()) paths.push_back(*single);
+    return std::any_of(paths.begin(), paths.end(), [&](const std::filesystem::path& path) {
+      return open_results_store(path)->holds(*environment_, e.op_signature, e.params_signature);
+    });
+  } catch (const std::exception&) {
+    return false;  // a file being replaced, say: tuning the problem is what happens without a look
+  }
+}
+
+bool Coordinator::ours_to_tune(std::size_t id) {
+  const UntunedEntry& e = *todo_[id];
+  const auto skip = [&] {
+    queue_->finish(id);
+    ++results_;
+    ++summary_.already_tuned;
+    return false;
+  };
+  if (tuned_elsewhere(e)) return skip();
+  if (auto other = claims_->claim(e.op_signature, e.params_signature)) {
+    holder_ = std::move(*other);
+    deferred_.push_back(id);
+    return false;
+  }
+  // Asked again now that the claim is ours: a run lets go of a problem only once its result is
+  // saved, so one that finished it just now is seen here.
+  if (tuned_elsewhere(e)) {
+    claims_->release(e.op_signature, e.params_signature);
+    return skip();
+  }
+  return true;
+}
+
+std::optional<std::size_t> Coordinator::take_deferred() {
+  if (deferred_.empty()) return std::nullopt;
+  // The claims file is polled, not each time a worker says something.
+  if (Clock::now() - deferred_looked_at_ < std::chrono::milliseconds(200)) return std::nullopt;
+  deferred_looked_at_ = Clock::now();
+  if (waiting_since_ == Clock::time_point{}) waiting_since_ = Clock::now();
+  const std::vector<std::size_t> looked_at = std::exchange(deferred_, {});
+  std::optional<std::size_t> taken;
+  for (const std::size_t id : looked_at) {
+    if (taken) {
+      deferred_.push_back(id);
+    } else if (ours_to_tune(id)) {
+      taken = id;
+    }
+  }
+  if (!deferred_.empty() && !waiting_said_ &&
+      Clock::now() - waiting_since_ > std::chrono::seconds(2)) {
+    observer_.on_note(fmt::format(
+        "waiting for {} problem(s) that another tune of this output is tuning ({}; claims in {})",
+        deferred_.size(), holder_, claims_->path().string()));
+    waiting_said_ = true;
+  }
+  return taken;
+}
+
+void Coordinator::let_go(std::size_t id) {
+  claims_->release(todo_[id]->op_signature, todo_[id]->params_signature);
+}
+
+void Coordinator::say_claims_trouble() {
+  if (!claims_) return;
+  const std::string why =
+      claims_->off_reason().empty() ? claims_->last_error() : claims_->off_reason();
+  if (why.empty()) return;
+  observer_.on_note(fmt::format(
+      "problems were not always shared with other tune runs on this output ({}): a problem "
+      "another run tuned at the same time may have been measured twice",
+      why));
+}
+
 void Coordinator::dispatch() {
   for (auto& slot : slots_) {
     if (slot.state != Slot::State::Idle) continue;
-    const auto id = queue_->take();
+    std::optional<std::size_t> id;
+    while (!id) {
+      id = queue_->take();
+      if (!id) break;
+      if (!ours_to_tune(*id)) id.reset();
+    }
+    if (!id) id = take_deferred();
     if (!id) return;
     const UntunedEntry& e = *todo_[*id];
     std::string line = problem_key(e.op_signature, e.params_signature);
@@ -414,6 +520,9 @@ void Coordinator::stop_while_starting() {
 
 void Coordinator::tune() {
   todo_ = resume();
+  if (names_.sqlite()) database_ = open_results_store(names_.per_device(0));
+  claims_ = std::make_unique<TuneClaims>(names_.sqlite() ? names_.per_device(0) : names_.gathered(),
+                                         *environment_);
   std::vector<double> costs;
   for (const auto* e : todo_) costs.push_back(problem_cost(e->problem));
   queue_ = std::make_unique<WorkQueue>(std::move(costs));
@@ -430,8 +539,12 @@ void Coordinator::tune() {
       // handed out lets the problems in flight end, and the run is complete (exit 0), as in a
       // one-device run.
       const std::vector<std::size_t> left = queue_->drain();
-      summary_.interrupted = summary_.interrupted || !left.empty();
+      summary_.interrupted = summary_.interrupted || !left.empty() || !deferred_.empty();
       for (const std::size_t id : left) fail(id, "interrupted");
+      for (const std::size_t id : std::exchange(deferred_, {})) {
+        queue_->finish(id);
+        fail(id, "interrupted");
+      }
       for (auto& slot : slots_) {
         if (slot.process && slot.state == Slot::State::Starting) {
           // A worker being restarted holds no problem, and nothing more is handed out.
@@ -457,7 +570,7 @@ void Coordinator::tune() {
     }
     dispatch();
     if (!any(Slot::State::Busy) && !any(Slot::State::Starting)) {
-      if (queue_->waiting() == 0) break;
+      if (queue_->waiting() == 0 && deferred_.empty()) break;
       if (!any(Slot::State::Idle)) {
         std::string reasons;
         for (const auto& d : summary_.devices) {
@@ -467,12 +580,17 @@ void Coordinator::tune() {
         for (const std::size_t id : queue_->drain()) {
           fail(id, fmt::format("not tried: no device left ({})", reasons));
         }
+        for (const std::size_t id : std::exchange(deferred_, {})) {
+          queue_->finish(id);
+          fail(id, fmt::format("not tried: no device left ({})", reasons));
+        }
         break;
       }
     }
     pump(100);
     check_timeouts();
   }
+  say_claims_trouble();
 }
 
 void Coordinator::finish(const std::string& command_line,

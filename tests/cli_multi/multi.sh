@@ -280,6 +280,48 @@ same_output)  # three runs started together on the same inputs and output share 
   run 0 db show "$work/same.db"
   expect "24 entries"
   ;;
+same_output_devices)  # multi-device runs share an output's problems with each other and with a one-device run
+  untuned u.csv $(seq 8 8 192)
+  slow=(--max-tuning-duration-ms 5 --rotating-buffer-mb 0 --settle-ms 0)
+  # Two runs on separate devices of one machine, gathering into one CSV file.
+  "$gemmtune" tune u.csv --devices 0,1 --backend cpu -o "$work/same.csv" "${slow[@]}" >run1.log 2>&1 &
+  pid1=$!
+  "$gemmtune" tune u.csv --devices 2,3 --backend cpu -o "$work/same.csv" "${slow[@]}" >run2.log 2>&1 &
+  pid2=$!
+  wait "$pid1"; rc1=$?; wait "$pid2"; rc2=$?
+  cat run1.log run2.log >out.log
+  [ "$rc1$rc2" = 00 ] || fail "csv: exit statuses $rc1 and $rc2"
+  n1=$(sed -nE 's/.*problem\(s\): ([0-9]+) tuned, .*/\1/p' run1.log)
+  n2=$(sed -nE 's/.*problem\(s\): ([0-9]+) tuned, .*/\1/p' run2.log)
+  # Without claims each run measures every problem it reaches before the other saved it.
+  [ "$((n1 + n2))" = 24 ] || fail "csv: the two runs tuned ${n1:-?} and ${n2:-?} problems, not 24 between them"
+  per_device=0
+  for d in 0 1 2 3; do per_device=$((per_device + $(entries same$d.csv))); done
+  [ "$per_device" = 24 ] || fail "csv: the per-device files hold $per_device entries, not 24"
+  [ "$(entries same_full0.csv)" = 24 ] && [ "$(dups same_full0.csv)" = 0 ] \
+    || fail "same_full0.csv: $(entries same_full0.csv) entries, $(dups same_full0.csv) twice"
+  [ -e .same_full0.csv.claims ] && fail "csv: the claims file was left behind"
+  # Two multi-device runs and a one-device run on one database.
+  "$gemmtune" tune u.csv --workers 2 -o "$work/same.db" "${slow[@]}" >run1.log 2>&1 &
+  pid1=$!
+  "$gemmtune" tune u.csv --workers 2 -o "$work/same.db" "${slow[@]}" >run2.log 2>&1 &
+  pid2=$!
+  "$gemmtune" tune u.csv -o "$work/same.db" "${slow[@]}" >run3.log 2>&1 &
+  pid3=$!
+  wait "$pid1"; rc1=$?; wait "$pid2"; rc2=$?; wait "$pid3"; rc3=$?
+  cat run1.log run2.log run3.log >out.log
+  [ "$rc1$rc2$rc3" = 000 ] || fail "db: exit statuses $rc1, $rc2 and $rc3"
+  tuned=0
+  for i in 1 2 3; do
+    n=$(sed -nE 's/.*problem\(s\): ([0-9]+) tuned, .*/\1/p' "run$i.log")
+    [ -n "$n" ] || fail "db: no summary in run$i.log"
+    tuned=$((tuned + n))
+  done
+  [ "$tuned" = 24 ] || fail "db: the three runs tuned $tuned problems between them, not 24"
+  [ -e .same.db.claims ] && fail "db: the claims file was left behind"
+  run 0 db show "$work/same.db"
+  expect "24 entries"
+  ;;
 devices)  # --devices names files by ordinal
   untuned u.csv 8 16 24
   run 0 tune u.csv --devices 0,2 --backend cpu -o "$work/d.csv" "${fast[@]}"

@@ -215,6 +215,29 @@ TEST(TuneClaims, TheFileIsKeptTidyAndSharedAsTheOutputIs) {
   EXPECT_EQ(read_file(claims.path()), foreign);
 }
 
+// Another machine takes a claim for dead once its claimer has not written it for
+// kForeignClaimLifetime: a claimer busy with one long problem writes it again on its own.
+TEST(TuneClaims, AClaimHeldLongIsWrittenAgainSoThatOtherMachinesKeepSeeingIt) {
+  testing::TempDir dir;
+  const auto output = dir / "res.csv";
+  TuneClaims claims(output, kEnv, std::chrono::seconds(1));
+  ASSERT_EQ(claims.claim(kOp, kA), std::nullopt);
+  const auto written = [&] {
+    std::istringstream fields(read_file(claims.path()));
+    std::string field;
+    for (int i = 0; i < 4; ++i) std::getline(fields, field, '\t');
+    long long seconds = 0;
+    fields >> seconds;
+    return seconds;
+  };
+  const long long first = written();
+  // No call on the object meanwhile: only its own thread can write the file.
+  std::this_thread::sleep_for(std::chrono::milliseconds(3200));
+  EXPECT_GE(written(), first + 2) << read_file(claims.path());
+  claims.release(kOp, kA);
+  EXPECT_FALSE(std::filesystem::exists(claims.path()));
+}
+
 TEST(TuneClaims, WhereTheFileCannotBeWrittenEveryClaimSucceeds) {
   testing::TempDir dir;
   TuneClaims claims(dir / "missing-dir" / "res.csv", kEnv);
