@@ -248,7 +248,7 @@ void print_summary(const TuneOptions& options, const TuneSummary& summary) {
 }
 
 // --devices' list, as it is parsed (so that a configuration file's is refused naming its key):
-// sorted; each ordinal once, none negative, at most kMaxDevices.
+// sorted; each ordinal once, none negative or above kMaxDeviceOrdinal, at most kMaxDevices.
 std::vector<int> checked_devices(std::vector<int> devices) {
   std::sort(devices.begin(), devices.end());
   if (devices.size() > static_cast<std::size_t>(kMaxDevices)) {
@@ -257,8 +257,10 @@ std::vector<int> checked_devices(std::vector<int> devices) {
                                            kMaxDevices, devices.size()));
   }
   if (std::adjacent_find(devices.begin(), devices.end()) != devices.end() ||
-      (!devices.empty() && devices.front() < 0)) {
-    throw CLI::ValidationError("--devices", "each ordinal once, none negative");
+      (!devices.empty() && (devices.front() < 0 || devices.back() > kMaxDeviceOrdinal))) {
+    throw CLI::ValidationError(
+        "--devices",
+        fmt::format("each ordinal once, none negative or above {}", kMaxDeviceOrdinal));
   }
   return devices;
 }

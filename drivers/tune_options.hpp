@@ -20,6 +20,10 @@ inline constexpr const char* kDefaultResultsFile = "tunableop_results0.csv";
 // processes, and that the coordinator's two pipes a worker stay well inside the common limit of
 // 1024 open files.
 inline constexpr int kMaxDevices = 256;
+// The highest device ordinal: per-device files are found again by at most four digits in the
+// device's place (output_names.hpp), so that a file named by a date or a longer number is never
+// taken for a device's.
+inline constexpr int kMaxDeviceOrdinal = 9999;
 
 struct TuneOptions {
   std::vector<std::string> inputs;    // untuned files or glob patterns

@@ -359,7 +359,9 @@ usage)  # contradictory options and impossible devices
   run 2 tune u.csv --gpus 1 --backend cpu
   run 2 tune u.csv --workers 1 --devices 0
   run 2 tune u.csv --devices 0,0 --backend cpu
-  expect "--devices: each ordinal once, none negative"
+  expect "--devices: each ordinal once, none negative or above 9999"
+  run 2 tune u.csv --devices 0,10000 --backend cpu
+  expect "--devices: each ordinal once, none negative or above 9999"
   run 2 tune u.csv --shard 2/2
   expect "--shard: '2/2' is not a shard: expected I/N"
   run 2 tune u.csv --workers 100000
