@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -214,7 +215,7 @@ TuneClaims::~TuneClaims() {
   }
   stop_refreshing_.notify_all();
   if (refresher_.joinable()) refresher_.join();
-  if (held_.empty()) return;
+  if (held_.empty() && unreleased_.empty()) return;
   update([&](std::vector<TuneClaim>& claims) {
     std::erase_if(claims, [&](const TuneClaim& c) { return same_process(c, self_); });
   });
@@ -233,8 +234,9 @@ std::string TuneClaims::last_error() const {
 void TuneClaims::keep_alive() {
   std::unique_lock lock(mutex_);
   while (!stop_refreshing_.wait_for(lock, refresh_interval_, [&] { return stopping_; })) {
-    // update() writes our claims' time again once it is refresh_interval_ old.
-    if (!held_.empty()) update([](std::vector<TuneClaim>&) {});
+    // update() writes our claims' time again once it is refresh_interval_ old, and removes the
+    // ones whose release could not be written.
+    if (!held_.empty() || !unreleased_.empty()) update([](std::vector<TuneClaim>&) {});
   }
 }
 
@@ -258,7 +260,14 @@ std::optional<std::string> TuneClaims::claim(const std::string& op_signature,
   if (holder) return holder;
   held_.emplace_back(op_signature, params_signature);
   if (!refresher_.joinable() && off_reason_.empty()) {
-    refresher_ = std::thread([this] { keep_alive(); });
+    try {
+      refresher_ = std::thread([this] { keep_alive(); });
+    } catch (const std::system_error& e) {
+      // Claims are advice: without the thread they are only written as the run claims and
+      // releases, and one problem tuned on another machine for over 10 minutes may be taken up
+      // there again.
+      last_error_ = fmt::format("no thread to keep the claims fresh: {}", e.what());
+    }
   }
   return std::nullopt;
 }
@@ -268,13 +277,11 @@ void TuneClaims::release(const std::string& op_signature, const std::string& par
   const auto held =
       std::find(held_.begin(), held_.end(), std::pair(op_signature, params_signature));
   if (held == held_.end()) return;
-  const bool released = update([&](std::vector<TuneClaim>& claims) {
-    std::erase_if(claims, [&](const TuneClaim& c) {
-      return same_process(c, self_) && same_problem(c, self_, op_signature, params_signature);
-    });
-  });
-  // Where the file could not be written just now, the claim stays held, for the destructor.
-  if (released || !off_reason_.empty()) held_.erase(held);
+  // Where the file cannot be written just now, every later write of it removes the claim (the
+  // refresher's, within refresh_interval_), and it is no longer kept fresh meanwhile.
+  unreleased_.push_back(std::move(*held));
+  held_.erase(held);
+  update([](std::vector<TuneClaim>&) {});
 }
 
 bool TuneClaims::update(const std::function<void(std::vector<TuneClaim>&)>& change) {
@@ -320,10 +327,16 @@ bool TuneClaims::update(const std::function<void(std::vector<TuneClaim>&)>& chan
         }
       }
       change(claims);
+      for (const auto& [op, params] : unreleased_) {
+        std::erase_if(claims, [&](const TuneClaim& c) {
+          return same_process(c, self_) && same_problem(c, self_, op, params);
+        });
+      }
       if (claims.empty()) {
         // Removed while still locked: a process waiting for the lock finds the path no longer
         // names this file, and opens it anew.
         if (::unlink(path_.c_str()) != 0 && errno != ENOENT) fail("unlink", path_);
+        unreleased_.clear();
         return true;
       }
       std::string content;
@@ -336,6 +349,7 @@ bool TuneClaims::update(const std::function<void(std::vector<TuneClaim>&)>& chan
         content += format_claim(c);
       }
       if (content != before) write_all(fd.get(), content, path_);
+      unreleased_.clear();
       return true;
     }
     throw std::runtime_error(path_.string() + ": replaced or removed 100 times while we waited");

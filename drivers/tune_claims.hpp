@@ -13,10 +13,11 @@
 //
 // A claim counts while its claimer lives: on this machine, while a process with that id and start
 // time runs; from another machine (a shared file system), for kForeignClaimLifetime after its
-// claimer last wrote it. A claimer writes the file at least every kClaimRefreshInterval while it
-// holds a claim (a thread of its own does, so that a problem that takes an hour to tune stays
-// claimed); so do claims from another PID namespace of this machine (a container), whose
-// processes our /proc does not show. A claim
+// claimer last wrote it, and so do claims from another PID namespace of this machine (a
+// container), whose processes our /proc does not show. While a claimer holds claims, a thread of
+// its own writes them again once they are kClaimRefreshInterval old (looking every
+// kClaimRefreshInterval, so at most twice that apart), so that a problem that takes an hour to
+// tune stays claimed. A claim
 // that no longer counts (a run killed with -9) is dropped the next time the file is written, and
 // when the next run starts on the output.
 //
@@ -99,6 +100,8 @@ class TuneClaims {
   std::filesystem::path output_;  // whose permission bits a new claims file takes
   std::chrono::seconds refresh_interval_;
   std::vector<std::pair<std::string, std::string>> held_;
+  // Released while the file could not be written: removed by the next write that succeeds.
+  std::vector<std::pair<std::string, std::string>> unreleased_;
   std::string off_reason_, last_error_;
 
   // The run claims and releases while the refresher writes: one of them at a time.

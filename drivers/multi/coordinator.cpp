@@ -91,8 +91,10 @@ class Coordinator {
   std::vector<const UntunedEntry*> resume();
   void fail(std::size_t id, std::string reason);
   // Taken from the queue: whether this run is to tune it now. Not where another run on the same
-  // output has saved it (counted as already tuned) or is tuning it now (deferred_).
-  bool ours_to_tune(std::size_t id);
+  // output has saved it (counted as already tuned) or is tuning it now (deferred_). A deferred
+  // problem is looked for in the output only once its claim is ours: the claims file is small,
+  // the output may not be.
+  bool ours_to_tune(std::size_t id, bool deferred = false);
   // Whether the output (a database, or the CSV files a multi-device run gathers) holds the
   // problem now: another run on it may have saved it since this run read it.
   bool tuned_elsewhere(const UntunedEntry& e);
@@ -361,7 +363,7 @@ bool Coordinator::tuned_elsewhere(const UntunedEntry& e) {
   }
 }
 
-bool Coordinator::ours_to_tune(std::size_t id) {
+bool Coordinator::ours_to_tune(std::size_t id, bool deferred) {
   const UntunedEntry& e = *todo_[id];
   const auto skip = [&] {
     queue_->finish(id);
@@ -369,7 +371,7 @@ bool Coordinator::ours_to_tune(std::size_t id) {
     ++summary_.already_tuned;
     return false;
   };
-  if (tuned_elsewhere(e)) return skip();
+  if (!deferred && tuned_elsewhere(e)) return skip();
   if (auto other = claims_->claim(e.op_signature, e.params_signature)) {
     holder_ = std::move(*other);
     deferred_.push_back(id);
@@ -395,9 +397,13 @@ std::optional<std::size_t> Coordinator::take_deferred() {
   for (const std::size_t id : looked_at) {
     if (taken) {
       deferred_.push_back(id);
-    } else if (ours_to_tune(id)) {
+    } else if (ours_to_tune(id, true)) {
       taken = id;
     }
+  }
+  if (deferred_.empty()) {  // the next wait is said after its own 2 s
+    waiting_since_ = {};
+    waiting_said_ = false;
   }
   if (!deferred_.empty() && !waiting_said_ &&
       Clock::now() - waiting_since_ > std::chrono::seconds(2)) {

@@ -238,6 +238,25 @@ TEST(TuneClaims, AClaimHeldLongIsWrittenAgainSoThatOtherMachinesKeepSeeingIt) {
   EXPECT_FALSE(std::filesystem::exists(claims.path()));
 }
 
+// A release that could not be written (the file out of reach for a moment) is not lost: the next
+// write of the file, the refresher's here, removes the claim instead of keeping it fresh, so that
+// other runs do not wait for a problem this one has finished.
+TEST(TuneClaims, AReleaseThatCouldNotBeWrittenIsWrittenLater) {
+  testing::TempDir dir;
+  const auto output = dir / "res.csv";
+  TuneClaims claims(output, kEnv, std::chrono::seconds(1));
+  ASSERT_EQ(claims.claim(kOp, kA), std::nullopt);
+  const std::string held = read_file(claims.path());
+  std::filesystem::remove(claims.path());
+  std::filesystem::create_directory(claims.path());  // no file can be opened there
+  claims.release(kOp, kA);
+  EXPECT_FALSE(claims.last_error().empty());
+  std::filesystem::remove(claims.path());
+  testing::write_text(claims.path(), held);  // the claim as it was before the release
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  EXPECT_FALSE(std::filesystem::exists(claims.path())) << read_file(claims.path());
+}
+
 TEST(TuneClaims, WhereTheFileCannotBeWrittenEveryClaimSucceeds) {
   testing::TempDir dir;
   TuneClaims claims(dir / "missing-dir" / "res.csv", kEnv);
