@@ -1,5 +1,5 @@
 // C[i, j] += bias[i]: the bias epilogue as a kernel of its own, for GemmAndBias's Default where
-// cuBLASLt's epilogue cannot take the call's operands (gemm_and_bias_default.hpp).
+// cuBLASLt's epilogue cannot take the call's operands (gemm_then_bias.hpp).
 //
 // Kept free of gemmtune's other headers so that the .cu file compiles with nvcc alone.
 #pragma once

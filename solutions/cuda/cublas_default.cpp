@@ -7,7 +7,9 @@
 #include "solutions/cuda/cuda_check.hpp"
 #include "solutions/cuda/cuda_device.hpp"
 #include "solutions/cuda/cuda_types.hpp"
-#include "solutions/cuda/gemm_and_bias_default.hpp"
+#include "solutions/cuda/default_with_fallback.hpp"
+#include "solutions/cuda/gemm_then_bias.hpp"
+#include "solutions/cuda/scaled_gemm_fallback.hpp"
 
 namespace gemmtune::cuda {
 namespace {
@@ -98,11 +100,13 @@ std::unique_ptr<Solution> make_default_solution(const Problem& problem,
                                                 std::size_t max_workspace_bytes) {
   switch (problem.op) {
     case OpKind::GemmAndBias:
-      return make_gemm_and_bias_default(
+      return make_default_with_fallback(
           problem, make_lt_default(problem, max_workspace_bytes),
-          std::make_unique<CublasGemmSolution>(without_bias(problem)));
+          make_gemm_then_bias(problem,
+                              std::make_unique<CublasGemmSolution>(without_bias(problem))));
     case OpKind::ScaledGemm:
-      return make_lt_default(problem, max_workspace_bytes);
+      return make_default_with_fallback(problem, make_lt_default(problem, max_workspace_bytes),
+                                        make_scaled_gemm_fallback(problem));
     default:
       return std::make_unique<CublasGemmSolution>(problem);
   }

@@ -4,8 +4,8 @@
 //   Gemm, GemmStridedBatched   cublasGemmEx / cublasGemmStridedBatchedEx with CUBLAS_GEMM_DEFAULT
 //   GemmAndBias, ScaledGemm    cuBLASLt's heuristic #0 with the bias epilogue / fp8 scales
 //
-// as PyTorch TunableOp's Default does; GemmAndBias's Default also runs operands that algorithm
-// turns down (gemm_and_bias_default.hpp).
+// as PyTorch TunableOp's Default does; GemmAndBias's and ScaledGemm's Default also run operands
+// that algorithm turns down (default_with_fallback.hpp).
 #pragma once
 
 #include <memory>

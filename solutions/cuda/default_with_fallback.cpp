@@ -1,45 +1,21 @@
-#include "solutions/cuda/gemm_and_bias_default.hpp"
+#include "solutions/cuda/default_with_fallback.hpp"
 
 #include <fmt/format.h>
 
-#include <optional>
 #include <string>
-
-#include "solutions/cuda/add_bias.hpp"
-#include "solutions/cuda/cuda_check.hpp"
-#include "solutions/cuda/cuda_device.hpp"
 
 namespace gemmtune::cuda {
 namespace {
 
-std::optional<BiasAddType> bias_add_type(DType output) {
-  switch (output) {
-    case DType::Float32:
-    case DType::TF32:
-      return BiasAddType::F32;
-    case DType::Float64:
-      return BiasAddType::F64;
-    case DType::Float16:
-      return BiasAddType::F16;
-    case DType::BFloat16:
-      return BiasAddType::BF16;
-    default:
-      return std::nullopt;
-  }
-}
-
-class GemmAndBiasDefault final : public Solution {
+class DefaultWithFallback final : public Solution {
  public:
-  GemmAndBiasDefault(const Problem& problem, std::unique_ptr<Solution> lt,
-                     std::unique_ptr<Solution> plain_gemm)
+  DefaultWithFallback(const Problem& problem, std::unique_ptr<Solution> lt,
+                      std::unique_ptr<Solution> fallback)
       : problem_(problem),
-        plain_problem_(without_bias(problem)),
         lt_(std::move(lt)),
-        plain_(std::move(plain_gemm)),
-        add_type_(bias_add_type(problem.c_type)),
+        fallback_(std::move(fallback)),
         lt_runs_(lt_->supports(problem_)),
-        fallback_runs_(add_type_.has_value() && problem_.batch == 1 &&
-                       plain_->supports(plain_problem_)) {}
+        fallback_runs_(fallback_->supports(problem_)) {}
 
   const std::string& name() const override { return lt_->name(); }
 
@@ -55,53 +31,35 @@ class GemmAndBiasDefault final : public Solution {
 
   RunStatus run(const Problem& problem, const Operands& ops, void* stream) override {
     std::string refusal;
-    if (lt_runs_) {  // LtSolution::run turns another problem down itself
+    if (lt_runs_) {  // the LtSolution turns another problem down itself
       RunStatus status = lt_->run(problem, ops, stream);
       if (!status.refused || !fallback_runs_) return status;
       refusal = std::move(status.error);
     } else if (const Support s = supports(problem); !s) {
       return RunStatus::failure(s.reason);
     }
-    const auto fail = [&](const std::string& what) {
-      return RunStatus::failure(
-          refusal.empty()
-              ? what
-              : fmt::format("cuBLASLt's algorithm refused ({}); then {}", refusal, what));
-    };
-    if (ops.bias == nullptr) return fail("GemmAndBias without a bias pointer");
-    const RunStatus gemm = plain_->run(plain_problem_, ops, stream);
-    if (!gemm) return fail(gemm.error);
-    const auto s = static_cast<cudaStream_t>(stream);
-    const ScopedDevice device(device_of(s));
-    const cudaError_t e =
-        launch_add_bias(*add_type_, ops.c, problem_.ldc, ops.bias, problem_.m, problem_.n, s);
-    if (e != cudaSuccess) return fail(call_failed_message("the bias kernel's launch", e));
-    return RunStatus::success();
+    RunStatus status = fallback_->run(problem_, ops, stream);
+    if (!status && !refusal.empty()) {
+      status.error =
+          fmt::format("cuBLASLt's algorithm refused ({}); then {}", refusal, status.error);
+    }
+    return status;
   }
 
  private:
   Problem problem_;
-  Problem plain_problem_;
   std::unique_ptr<Solution> lt_;
-  std::unique_ptr<Solution> plain_;
-  std::optional<BiasAddType> add_type_;
+  std::unique_ptr<Solution> fallback_;
   bool lt_runs_;        // cuBLASLt's heuristic #0 exists for the problem
-  bool fallback_runs_;  // cublasGemmEx and the bias kernel can run it
+  bool fallback_runs_;  // the fallback can run it
 };
 
 }  // namespace
 
-Problem without_bias(const Problem& problem) {
-  Problem p = problem;
-  p.op = OpKind::Gemm;
-  p.bias_type.reset();
-  return p;
-}
-
-std::unique_ptr<Solution> make_gemm_and_bias_default(const Problem& problem,
+std::unique_ptr<Solution> make_default_with_fallback(const Problem& problem,
                                                      std::unique_ptr<Solution> lt,
-                                                     std::unique_ptr<Solution> plain_gemm) {
-  return std::make_unique<GemmAndBiasDefault>(problem, std::move(lt), std::move(plain_gemm));
+                                                     std::unique_ptr<Solution> fallback) {
+  return std::make_unique<DefaultWithFallback>(problem, std::move(lt), std::move(fallback));
 }
 
 }  // namespace gemmtune::cuda

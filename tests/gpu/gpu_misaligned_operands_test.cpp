@@ -1,8 +1,9 @@
 // Operands less aligned than a tuned algorithm needs: an application's views (PyTorch's
 // `bias[1:]`, a slice of A) rather than the allocations tuning measured on. cuBLASLt's algorithms
 // turn them down (RunStatus::refused); GemmAndBias's `Default` still runs them (the GEMM through
-// cublasGemmEx, the bias added by gemmtune's kernel), and a Context whose results file names such
-// an algorithm runs `Default` for those calls, saying so once, instead of failing the GEMM.
+// cublasGemmEx, the bias added by gemmtune's kernel), so does ScaledGemm's (gemmtune's fp8
+// kernel), and a Context whose results file names such an algorithm runs `Default` for those
+// calls, saying so once, instead of failing the GEMM.
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "context_options.hpp"
@@ -26,7 +28,7 @@ namespace {
 using gpu_test::DeviceOperands;
 
 struct Shift {
-  const char* what;  // "bias", "A" or "B"
+  const char* what;  // "bias", "A", "B" or "scales"
   std::size_t offset;
 };
 
@@ -36,12 +38,55 @@ class MisalignedOperands : public gpu_test::DeviceTest {
   Operands shifted(DeviceOperands& ops, const Shift& shift, std::unique_ptr<Buffer>& storage) {
     Operands o = ops.operands();
     const std::string what = shift.what;
+    if (what == "scales") {
+      o.scale_a = reinterpret_cast<const float*>(gpu_test::shifted_copy(
+          *backend_, ops.scale_a->data(), ops.scale_a->bytes(), shift.offset, storage));
+      o.scale_b = reinterpret_cast<const float*>(gpu_test::shifted_copy(
+          *backend_, ops.scale_b->data(), ops.scale_b->bytes(), shift.offset, scale_b_storage_));
+      return o;
+    }
     Buffer& source = what == "bias" ? *ops.bias : what == "A" ? *ops.a : *ops.b;
     const char* copy =
         gpu_test::shifted_copy(*backend_, source.data(), source.bytes(), shift.offset, storage);
     (what == "bias" ? o.bias : what == "A" ? o.a : o.b) = copy;
     return o;
   }
+
+  // Runs Default, which must compute the right C, and every cuBLASLt candidate, which must
+  // compute it or refuse; prints how many of them ran.
+  void check_default_and_candidates(const Problem& p, const Shift& shift) {
+    SCOPED_TRACE(fmt::format("{},{} with {} at +{} bytes", p.op_signature(), p.params_signature(),
+                             shift.what, shift.offset));
+    DeviceOperands ops(*backend_, p, 1.0, 0.0);
+    std::unique_ptr<Buffer> storage;
+    const Operands o = shifted(ops, shift, storage);
+
+    ops.reset_c();
+    const RunStatus def = cuda::make_default_solution(p)->run(p, o, backend_->stream());
+    ASSERT_TRUE(def.ok) << "Default: " << def.error;
+    const gpu_test::Comparison cmp = gpu_test::compare_with_reference(ops, ops.read_c());
+    EXPECT_TRUE(cmp.ok) << "Default: " << cmp.detail;
+
+    ran_ = refused_ = 0;
+    for (auto& candidate : cuda::CublasLtProvider().enumerate(p, SearchOptions{})) {
+      ops.reset_c();
+      const RunStatus status = candidate->run(p, o, backend_->stream());
+      backend_->synchronize();
+      if (!status.ok) {
+        EXPECT_TRUE(status.refused) << candidate->name() << ": " << status.error;
+        ++refused_;
+        continue;
+      }
+      ++ran_;
+      const gpu_test::Comparison c = gpu_test::compare_with_reference(ops, ops.read_c());
+      EXPECT_TRUE(c.ok) << candidate->name() << ": " << c.detail;
+    }
+    fmt::print("{} {} at +{}: Default ran; {} cuBLASLt candidates ran, {} refused\n",
+               p.op_signature(), shift.what, shift.offset, ran_, refused_);
+  }
+
+  std::unique_ptr<Buffer> scale_b_storage_;
+  int ran_ = 0, refused_ = 0;
 };
 
 // Default runs and agrees on every shift; cuBLASLt's candidates either run and agree or refuse
@@ -52,37 +97,40 @@ TEST_F(MisalignedOperands, GemmAndBiasDefaultRunsWhatItsAlgorithmRefuses) {
     const Problem p =
         Problem::make(OpKind::GemmAndBias, d, Transpose::T, Transpose::N, 264, 64, 128);
     for (const Shift& shift : {Shift{"bias", element}, Shift{"A", element}, Shift{"B", element}}) {
-      SCOPED_TRACE(fmt::format("{},{} with {} at +{} bytes", p.op_signature(), p.params_signature(),
-                               shift.what, shift.offset));
-      DeviceOperands ops(*backend_, p, 1.0, 0.0);
-      std::unique_ptr<Buffer> storage;
-      const Operands o = shifted(ops, shift, storage);
-
-      ops.reset_c();
-      const RunStatus def = cuda::make_default_solution(p)->run(p, o, backend_->stream());
-      ASSERT_TRUE(def.ok) << "Default: " << def.error;
-      const gpu_test::Comparison cmp = gpu_test::compare_with_reference(ops, ops.read_c());
-      EXPECT_TRUE(cmp.ok) << "Default: " << cmp.detail;
-
-      int ran = 0, refused = 0;
-      for (auto& candidate : cuda::CublasLtProvider().enumerate(p, SearchOptions{})) {
-        ops.reset_c();
-        const RunStatus status = candidate->run(p, o, backend_->stream());
-        backend_->synchronize();
-        if (!status.ok) {
-          EXPECT_TRUE(status.refused) << candidate->name() << ": " << status.error;
-          ++refused;
-          continue;
-        }
-        ++ran;
-        const gpu_test::Comparison c = gpu_test::compare_with_reference(ops, ops.read_c());
-        EXPECT_TRUE(c.ok) << candidate->name() << ": " << c.detail;
-      }
-      fmt::print("{:<9} {} at +{}: Default ran; {} cuBLASLt candidates ran, {} refused\n",
-                 format_as(d), shift.what, shift.offset, ran, refused);
+      check_default_and_candidates(p, shift);
+      if (HasFatalFailure()) return;
       if (std::string(shift.what) == "bias" && shift.offset < 4) {
-        EXPECT_EQ(ran, 0) << "a cuBLASLt algorithm ran a bias under 4 bytes";
+        EXPECT_EQ(ran_, 0) << "a cuBLASLt algorithm ran a bias under 4 bytes";
       }
+    }
+  }
+}
+
+// fp8 operands one byte past a 16-byte boundary (a slice of an fp8 tensor) and scales at 4 bytes:
+// cuBLASLt turns such calls down, and fp8 has no cublasGemmEx; Default runs them through
+// gemmtune's fp8 kernel, for every output type, row-wise scales and a bias.
+TEST_F(MisalignedOperands, ScaledGemmDefaultRunsWhatItsAlgorithmRefuses) {
+  using D = DType;
+  struct Kind {
+    D a, b, c;
+    bool rowwise;
+    std::optional<D> bias;
+  };
+  for (const Kind& kind :
+       {Kind{D::Float8E4M3, D::Float8E4M3, D::BFloat16, false, std::nullopt},
+        Kind{D::Float8E4M3, D::Float8E5M2, D::Float16, false, std::nullopt},
+        Kind{D::Float8E5M2, D::Float8E4M3, D::Float32, true, std::nullopt},
+        Kind{D::Float8E4M3, D::Float8E4M3, D::BFloat16, false, D::BFloat16},
+        Kind{D::Float8E4M3, D::Float8E4M3, D::Float8E4M3, false, std::nullopt}}) {
+    // m, n and k not multiples of the kernel's 16 × 16 tiles and 32-k chunks.
+    Problem p = Problem::make(OpKind::ScaledGemm, kind.a, Transpose::T, Transpose::N, 136, 72, 200);
+    p.b_type = kind.b;
+    p.c_type = kind.c;
+    p.rowwise = kind.rowwise;
+    p.bias_type = kind.bias;
+    for (const Shift& shift : {Shift{"A", 1}, Shift{"B", 1}, Shift{"scales", 4}}) {
+      check_default_and_candidates(p, shift);
+      if (HasFatalFailure()) return;
     }
   }
 }

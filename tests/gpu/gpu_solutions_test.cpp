@@ -282,7 +282,7 @@ TEST_F(CudaSolutions, AMisalignedBiasIsComputedOrRefusedNeverWrong) {
         "bias aligned to {} bytes, {}: {} solutions ran (and agreed, or failed above), {} "
         "refused\n",
         offset, format_as(d), out.ran, out.refused);
-    // Default only, through cublasGemmEx and its own bias kernel (gemm_and_bias_default.hpp).
+    // Default only, through cublasGemmEx and its own bias kernel (gemm_then_bias.hpp).
     if (offset < 4) {
       EXPECT_EQ(out.ran, 1) << "a cuBLASLt algorithm ran a bias under 4 bytes";
     }

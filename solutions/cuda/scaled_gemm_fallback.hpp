@@ -1,0 +1,16 @@
+// An fp8 ScaledGemm through gemmtune's plain kernel (scaled_gemm_kernel.hpp): `Default`'s way
+// round cuBLASLt where its algorithm cannot take a call's operands (default_with_fallback.hpp).
+// It takes what cuBLASLt takes on CUDA (tn, batch 1, fp8 A and B, an fp32, fp16, bf16 or fp8
+// output, tensor-wise or row-wise scales, an fp32, fp16 or bf16 bias) at any alignment of its
+// elements; it is slow, and never a tuning candidate.
+#pragma once
+
+#include <memory>
+
+#include "tuner/solution.hpp"
+
+namespace gemmtune::cuda {
+
+std::unique_ptr<Solution> make_scaled_gemm_fallback(const Problem& problem);
+
+}  // namespace gemmtune::cuda
