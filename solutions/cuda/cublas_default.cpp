@@ -102,11 +102,12 @@ std::unique_ptr<Solution> make_default_solution(const Problem& problem,
     case OpKind::GemmAndBias:
       return make_default_with_fallback(
           problem, make_lt_default(problem, max_workspace_bytes),
-          make_gemm_then_bias(problem,
-                              std::make_unique<CublasGemmSolution>(without_bias(problem))));
+          make_gemm_then_bias(problem, std::make_unique<CublasGemmSolution>(without_bias(problem))),
+          FallbackFor::RefusedCallsAndNoAlgorithm);
     case OpKind::ScaledGemm:
       return make_default_with_fallback(problem, make_lt_default(problem, max_workspace_bytes),
-                                        make_scaled_gemm_fallback(problem));
+                                        make_scaled_gemm_fallback(problem),
+                                        FallbackFor::RefusedCalls);
     default:
       return std::make_unique<CublasGemmSolution>(problem);
   }

@@ -10,12 +10,13 @@ namespace {
 class DefaultWithFallback final : public Solution {
  public:
   DefaultWithFallback(const Problem& problem, std::unique_ptr<Solution> lt,
-                      std::unique_ptr<Solution> fallback)
+                      std::unique_ptr<Solution> fallback, FallbackFor use)
       : problem_(problem),
         lt_(std::move(lt)),
         fallback_(std::move(fallback)),
         lt_runs_(lt_->supports(problem_)),
-        fallback_runs_(fallback_->supports(problem_)) {}
+        fallback_runs_((lt_runs_ || use == FallbackFor::RefusedCallsAndNoAlgorithm) &&
+                       fallback_->supports(problem_)) {}
 
   const std::string& name() const override { return lt_->name(); }
 
@@ -51,15 +52,16 @@ class DefaultWithFallback final : public Solution {
   std::unique_ptr<Solution> lt_;
   std::unique_ptr<Solution> fallback_;
   bool lt_runs_;        // cuBLASLt's heuristic #0 exists for the problem
-  bool fallback_runs_;  // the fallback can run it
+  bool fallback_runs_;  // the fallback can run it, and is to
 };
 
 }  // namespace
 
 std::unique_ptr<Solution> make_default_with_fallback(const Problem& problem,
                                                      std::unique_ptr<Solution> lt,
-                                                     std::unique_ptr<Solution> fallback) {
-  return std::make_unique<DefaultWithFallback>(problem, std::move(lt), std::move(fallback));
+                                                     std::unique_ptr<Solution> fallback,
+                                                     FallbackFor use) {
+  return std::make_unique<DefaultWithFallback>(problem, std::move(lt), std::move(fallback), use);
 }
 
 }  // namespace gemmtune::cuda

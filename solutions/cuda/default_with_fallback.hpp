@@ -6,12 +6,13 @@
 // cuBLASLt has no capability for the bias pointer's alignment at all: the LtMatmul refuses a bias
 // under 4 bytes, which could fault the device. Default is the reference and what an application
 // falls back to, so it must run every call: where the algorithm refuses (RunStatus::refused), or
-// where cuBLASLt has no algorithm for the problem, the fallback runs the call:
+// (for GemmAndBias) where cuBLASLt has no algorithm for the problem, the fallback runs the call:
 // - GemmAndBias: cublasGemmEx (any element alignment), then a kernel of gemmtune's adds the bias
 //   (gemm_then_bias.hpp). fp16 and bf16 results are then rounded twice (the GEMM's, then the
 //   sum's) instead of once: within every tolerance the numerical check uses.
 // - ScaledGemm: gemmtune's plain fp8 kernel (scaled_gemm_fallback.hpp); fp8 has no
-//   cublasGemmEx.
+//   cublasGemmEx. Only for calls cuBLASLt's algorithm turns down: a problem cuBLASLt has no fp8
+//   algorithm for, PyTorch cannot run either, and the slow kernel is no baseline to tune against.
 #pragma once
 
 #include <memory>
@@ -21,9 +22,13 @@
 namespace gemmtune::cuda {
 
 // `lt` is the heuristic's algorithm (or an LtSolution saying why there is none); `fallback` runs
-// `problem` with any operands it can. The result is named as `lt`, and asks for its workspace.
+// `problem` with any operands it can, for the calls `lt` refuses, and for every call where `lt`
+// has no algorithm if `without_algorithm`. The result is named as `lt`, and asks for its
+// workspace.
+enum class FallbackFor { RefusedCalls, RefusedCallsAndNoAlgorithm };
 std::unique_ptr<Solution> make_default_with_fallback(const Problem& problem,
                                                      std::unique_ptr<Solution> lt,
-                                                     std::unique_ptr<Solution> fallback);
+                                                     std::unique_ptr<Solution> fallback,
+                                                     FallbackFor use);
 
 }  // namespace gemmtune::cuda

@@ -7,6 +7,7 @@
 
 #include "solutions/cuda/cuda_check.hpp"
 #include "solutions/cuda/cuda_device.hpp"
+#include "solutions/cuda/cuda_types.hpp"
 #include "solutions/cuda/pointer_alignment.hpp"
 #include "solutions/cuda/scaled_gemm_kernel.hpp"
 
@@ -42,6 +43,7 @@ class ScaledGemmFallback final : public Solution {
 
   Support supports(const Problem& p) const override {
     if (!(p == problem_)) return Support::no("built for another problem");
+    if (auto why = cuda_unsupported_reason(p)) return Support::no(*why);
     if (p.op != OpKind::ScaledGemm) return Support::no("not a ScaledGemm");
     if (p.transa != Transpose::T || p.transb != Transpose::N) return Support::no("not tn");
     if (p.batch != 1) return Support::no("batched");

@@ -86,7 +86,8 @@ __global__ void __launch_bounds__(kTile* kTile)
     if (i < g.m && j < g.n) {
       const float sa = g.scale_a[g.rowwise ? i : 0];
       const float sb = g.scale_b[g.rowwise ? j : 0];
-      float v = g.alpha * sa * sb * sum;
+      // alpha = 0 reads no product, as in BLAS: an Inf or NaN in A or B does not reach D.
+      float v = g.alpha == 0.0f ? 0.0f : g.alpha * sa * sb * sum;
       if (g.bias != nullptr) v += load(g.bias, g.bias_type, i);
       const std::int64_t at = i + j * g.ldd;
       if (g.beta != 0.0f && !is_fp8(g.d_type)) v += g.beta * load(g.d, g.d_type, at);

@@ -21,6 +21,7 @@
 #include "gpu_support.hpp"
 #include "solutions/cuda/cublas_default.hpp"
 #include "solutions/cuda/cublaslt_provider.hpp"
+#include "solutions/cuda/scaled_gemm_fallback.hpp"
 
 namespace gemmtune {
 namespace {
@@ -137,6 +138,35 @@ TEST_F(MisalignedOperands, ScaledGemmDefaultRunsWhatItsAlgorithmRefuses) {
       EXPECT_GT(refused_, 0) << "no cuBLASLt candidate refused";
     }
   }
+}
+
+// The fallback kernel on its own, where Default would not take it: m, n and k off its tiles and
+// chunks (cuBLASLt has no fp8 algorithm for these sizes, so Default stays unsupported, as for
+// PyTorch), row-wise scales with a bias, beta read from C, and alpha = 0 with a NaN in A.
+TEST_F(MisalignedOperands, TheFp8KernelComputesPartialTilesBiasAndBeta) {
+  Problem p = Problem::make(OpKind::ScaledGemm, DType::Float8E4M3, Transpose::T, Transpose::N, 136,
+                            72, 200);
+  p.c_type = DType::Float32;
+  p.rowwise = true;
+  p.bias_type = DType::BFloat16;
+  EXPECT_FALSE(cuda::make_default_solution(p)->supports(p))
+      << "Default runs the slow kernel where cuBLASLt has no algorithm";
+  const auto kernel = cuda::make_scaled_gemm_fallback(p);
+  ASSERT_TRUE(kernel->supports(p)) << kernel->supports(p).reason;
+  for (const double beta : {0.0, 0.5}) {
+    SCOPED_TRACE(fmt::format("beta {}", beta));
+    DeviceOperands ops(*backend_, p, 1.5, beta);
+    EXPECT_EQ(gpu_test::run_and_check(*kernel, ops), "");
+  }
+  Problem bf16_out = p;
+  bf16_out.c_type = DType::BFloat16;
+  bf16_out.rowwise = false;
+  bf16_out.bias_type.reset();
+  const auto plain = cuda::make_scaled_gemm_fallback(bf16_out);
+  DeviceOperands ops(*backend_, bf16_out, 0.0, 0.5);
+  const unsigned char nan = 0x7f;  // e4m3 has no Inf; this is its NaN
+  ASSERT_EQ(cudaMemcpy(ops.a->data(), &nan, 1, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(gpu_test::run_and_check(*plain, ops), "") << "a NaN in A reached C at alpha = 0";
 }
 
 // A results file names a cuBLASLt algorithm for a bf16 GemmAndBias; the application's bias is a
