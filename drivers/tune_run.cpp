@@ -75,8 +75,11 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
   TuneClaims claims(store->path(), environment);
   std::size_t begun = 0;  // problems measured so far, for the progress line
   // Tunes one problem unless it needs no tuning (or cannot have it); false where another run on
-  // this output is tuning it now, and `holder` says which.
-  const auto tune_unless_claimed = [&](const UntunedEntry& entry, std::string& holder) {
+  // this output is tuning it now, and `holder` says which. A `deferred` problem (claimed by
+  // another run when it first came up) is looked for in the output only once its claim is ours:
+  // it is asked about every 200 ms, and the claims file is small where the output may not be.
+  const auto tune_unless_claimed = [&](const UntunedEntry& entry, std::string& holder,
+                                       bool deferred) {
     if (g_stop_requests.load() > 0) {
       summary.interrupted = true;
       summary.failed.push_back({entry.op_signature, entry.params_signature, "interrupted"});
@@ -95,7 +98,7 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
       done.emplace(entry.op_signature, entry.params_signature);
       return true;
     };
-    if (already_tuned()) {
+    if (!deferred && already_tuned()) {
       ++summary.already_tuned;
       return true;
     }
@@ -138,7 +141,7 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
   std::vector<const UntunedEntry*> deferred;  // another run was tuning them when we came to them
   std::string holder;
   for (const UntunedEntry* entry : todo) {
-    if (!tune_unless_claimed(*entry, holder)) deferred.push_back(entry);
+    if (!tune_unless_claimed(*entry, holder, false)) deferred.push_back(entry);
   }
   // Wait for the other runs' results, and tune what they let go of without one (failed, or the
   // run stopped): this run ends with every problem it was given tuned or failed, as without them.
@@ -146,7 +149,8 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
   const auto say_after = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   bool waiting_said = false;
   while (!deferred.empty()) {
-    std::erase_if(deferred, [&](const UntunedEntry* e) { return tune_unless_claimed(*e, holder); });
+    std::erase_if(deferred,
+                  [&](const UntunedEntry* e) { return tune_unless_claimed(*e, holder, true); });
     if (deferred.empty()) break;
     if (!waiting_said && std::chrono::steady_clock::now() >= say_after) {
       observer.on_note(fmt::format(
