@@ -31,6 +31,16 @@ run() {
   [ "$rc" = "$want" ] || fail "exit status $rc, expected $want: gemmtune $*"
 }
 expect() { grep -Eq -- "$1" out.log || fail "output does not match: $1"; }
+# sum_tuned LABEL LOG...: sets $tuned to the problems the runs that wrote LOG... tuned between them.
+sum_tuned() {
+  local label=$1 log n; shift
+  tuned=0
+  for log in "$@"; do
+    n=$(sed -nE 's/.*problem\(s\): ([0-9]+) tuned, .*/\1/p' "$log")
+    [ -n "$n" ] || fail "$label: no summary in $log"
+    tuned=$((tuned + n))
+  done
+}
 # children PID: the processes PID started (from /proc, so that no procps is needed).
 children() {
   local d ppid
@@ -266,12 +276,7 @@ same_output)  # three runs started together on the same inputs and output share 
     wait "$pid1"; rc1=$?; wait "$pid2"; rc2=$?; wait "$pid3"; rc3=$?
     cat run1.log run2.log run3.log >out.log
     [ "$rc1$rc2$rc3" = 000 ] || fail "$ext: exit statuses $rc1, $rc2 and $rc3"
-    tuned=0
-    for i in 1 2 3; do
-      n=$(sed -nE 's/.*problem\(s\): ([0-9]+) tuned, .*/\1/p' "run$i.log")
-      [ -n "$n" ] || fail "$ext: no summary in run$i.log"
-      tuned=$((tuned + n))
-    done
+    sum_tuned "$ext" run1.log run2.log run3.log
     # Without claims the runs measure every problem they reach together: up to 72 tuned.
     [ "$tuned" = 24 ] || fail "$ext: the three runs tuned $tuned problems between them, not 24"
     [ -e ".same.$ext.claims" ] && fail "$ext: the claims file was left behind"
@@ -291,10 +296,9 @@ same_output_devices)  # multi-device runs share an output's problems with each o
   wait "$pid1"; rc1=$?; wait "$pid2"; rc2=$?
   cat run1.log run2.log >out.log
   [ "$rc1$rc2" = 00 ] || fail "csv: exit statuses $rc1 and $rc2"
-  n1=$(sed -nE 's/.*problem\(s\): ([0-9]+) tuned, .*/\1/p' run1.log)
-  n2=$(sed -nE 's/.*problem\(s\): ([0-9]+) tuned, .*/\1/p' run2.log)
+  sum_tuned csv run1.log run2.log
   # Without claims each run measures every problem it reaches before the other saved it.
-  [ "$((n1 + n2))" = 24 ] || fail "csv: the two runs tuned ${n1:-?} and ${n2:-?} problems, not 24 between them"
+  [ "$tuned" = 24 ] || fail "csv: the two runs tuned $tuned problems between them, not 24"
   per_device=0
   for d in 0 1 2 3; do per_device=$((per_device + $(entries same$d.csv))); done
   [ "$per_device" = 24 ] || fail "csv: the per-device files hold $per_device entries, not 24"
@@ -311,12 +315,7 @@ same_output_devices)  # multi-device runs share an output's problems with each o
   wait "$pid1"; rc1=$?; wait "$pid2"; rc2=$?; wait "$pid3"; rc3=$?
   cat run1.log run2.log run3.log >out.log
   [ "$rc1$rc2$rc3" = 000 ] || fail "db: exit statuses $rc1, $rc2 and $rc3"
-  tuned=0
-  for i in 1 2 3; do
-    n=$(sed -nE 's/.*problem\(s\): ([0-9]+) tuned, .*/\1/p' "run$i.log")
-    [ -n "$n" ] || fail "db: no summary in run$i.log"
-    tuned=$((tuned + n))
-  done
+  sum_tuned db run1.log run2.log run3.log
   [ "$tuned" = 24 ] || fail "db: the three runs tuned $tuned problems between them, not 24"
   [ -e .same.db.claims ] && fail "db: the claims file was left behind"
   run 0 db show "$work/same.db"
