@@ -244,6 +244,9 @@ std::optional<std::string> TuneClaims::claim(const std::string& op_signature,
                                              const std::string& params_signature) {
   if (!claimable(op_signature) || !claimable(params_signature)) return std::nullopt;
   const std::lock_guard lock(mutex_);
+  // Claimed again before its release could be written (a problem back in a multi-device run's
+  // queue): the line still there is the claim.
+  std::erase(unreleased_, std::pair(op_signature, params_signature));
   std::optional<std::string> holder;
   update([&](std::vector<TuneClaim>& claims) {
     for (const auto& c : claims) {

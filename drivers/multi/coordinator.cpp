@@ -98,8 +98,9 @@ class Coordinator {
   // Whether the output (a database, or the CSV files a multi-device run gathers) holds the
   // problem now: another run on it may have saved it since this run read it.
   bool tuned_elsewhere(const UntunedEntry& e);
-  // The deferred problems another run let go of: those it saved end, one it did not is taken
-  // (claimed) for `slot`.
+  // Looks at the deferred problems again (every 200 ms at most): those another run has saved end
+  // as already tuned, and the first one it let go of without a result is claimed and returned,
+  // for an idle device.
   std::optional<std::size_t> take_deferred();
   void let_go(std::size_t id);  // its result is in, or it is back in the queue or given up
   void say_claims_trouble();

@@ -3,8 +3,10 @@
 // machine silent too long) is dropped, and the file goes when the last claim does.
 #include "drivers/tune_claims.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +35,19 @@ long long now_s() {
   return std::chrono::duration_cast<std::chrono::seconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+// The claims file as its writers leave it: read under their lock, since a refresher thread may be
+// rewriting it (truncated, then written) at any moment.
+std::string read_claims(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  ::flock(fd, LOCK_EX);
+  std::string content;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) content.append(buffer, n);
+  ::close(fd);
+  return content;
 }
 
 std::string line_of(const std::string& host, const std::string& boot, long pid,
@@ -223,7 +238,7 @@ TEST(TuneClaims, AClaimHeldLongIsWrittenAgainSoThatOtherMachinesKeepSeeingIt) {
   TuneClaims claims(output, kEnv, std::chrono::seconds(1));
   ASSERT_EQ(claims.claim(kOp, kA), std::nullopt);
   const auto written = [&] {
-    std::istringstream fields(read_file(claims.path()));
+    std::istringstream fields(read_claims(claims.path()));
     std::string field;
     for (int i = 0; i < 4; ++i) std::getline(fields, field, '\t');
     long long seconds = 0;
@@ -233,7 +248,7 @@ TEST(TuneClaims, AClaimHeldLongIsWrittenAgainSoThatOtherMachinesKeepSeeingIt) {
   const long long first = written();
   // No call on the object meanwhile: only its own thread can write the file.
   std::this_thread::sleep_for(std::chrono::milliseconds(3200));
-  EXPECT_GE(written(), first + 2) << read_file(claims.path());
+  EXPECT_GE(written(), first + 2) << read_claims(claims.path());
   claims.release(kOp, kA);
   EXPECT_FALSE(std::filesystem::exists(claims.path()));
 }
@@ -244,9 +259,11 @@ TEST(TuneClaims, AClaimHeldLongIsWrittenAgainSoThatOtherMachinesKeepSeeingIt) {
 TEST(TuneClaims, AReleaseThatCouldNotBeWrittenIsWrittenLater) {
   testing::TempDir dir;
   const auto output = dir / "res.csv";
-  TuneClaims claims(output, kEnv, std::chrono::seconds(1));
+  // The refresher looks every 2 s from the first claim on (t = 2, 4, ...): the file is taken
+  // away and put back right after t = 0 and t = 2.5, well clear of its turns.
+  TuneClaims claims(output, kEnv, std::chrono::seconds(2));
   ASSERT_EQ(claims.claim(kOp, kA), std::nullopt);
-  const std::string held = read_file(claims.path());
+  const std::string held = read_claims(claims.path());
   std::filesystem::remove(claims.path());
   std::filesystem::create_directory(claims.path());  // no file can be opened there
   claims.release(kOp, kA);
@@ -254,7 +271,20 @@ TEST(TuneClaims, AReleaseThatCouldNotBeWrittenIsWrittenLater) {
   std::filesystem::remove(claims.path());
   testing::write_text(claims.path(), held);  // the claim as it was before the release
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-  EXPECT_FALSE(std::filesystem::exists(claims.path())) << read_file(claims.path());
+  EXPECT_FALSE(std::filesystem::exists(claims.path())) << read_claims(claims.path());
+
+  // Claimed again while such a release is still to be written: the claim stands.
+  ASSERT_EQ(claims.claim(kOp, kB), std::nullopt);
+  const std::string held_b = read_claims(claims.path());
+  std::filesystem::remove(claims.path());
+  std::filesystem::create_directory(claims.path());
+  claims.release(kOp, kB);
+  std::filesystem::remove(claims.path());
+  testing::write_text(claims.path(), held_b);
+  EXPECT_EQ(claims.claim(kOp, kB), std::nullopt);
+  EXPECT_NE(read_claims(claims.path()).find(kB), std::string::npos);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // the refresher writes again
+  EXPECT_NE(read_claims(claims.path()).find(kB), std::string::npos) << "the claim was dropped";
 }
 
 TEST(TuneClaims, WhereTheFileCannotBeWrittenEveryClaimSucceeds) {
