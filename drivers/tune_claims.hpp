@@ -84,8 +84,9 @@ class TuneClaims {
   // Why claims are off for this run ("" while they work): a lock held too long, or no way to tell
   // this process apart. After it, every claim succeeds without a look at the file.
   std::string off_reason() const;
-  // The last error of a claim that went ahead without the file ("" if none): the file could not
-  // be opened, read or written at the time. The next claim tries again.
+  // The last error of the file ("" if none): it could not be opened, read or written when a claim
+  // went ahead without it, a release or a refresh was to be written, or no refresher thread could
+  // start. The next claim, release or refresh tries again.
   std::string last_error() const;
 
  private:

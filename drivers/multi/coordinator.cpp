@@ -103,6 +103,10 @@ class Coordinator {
   // for an idle device.
   std::optional<std::size_t> take_deferred();
   void let_go(std::size_t id);  // its result is in, or it is back in the queue or given up
+  // Claims the problem in each claims file this run shares: nullopt where it is now ours,
+  // otherwise who holds it (and none of the claims is kept).
+  std::optional<std::string> claim(const UntunedEntry& e);
+  void release(const UntunedEntry& e);
   void say_claims_trouble();
   // Whether the device's output already holds the problem (its worker saved it, then ended).
   bool saved_by(const Slot& slot, const UntunedEntry& e);
@@ -121,6 +125,10 @@ class Coordinator {
   // Shared with the other tune runs on the same output (drivers/tune_claims.hpp): the problems
   // handed to this run's workers are claimed until their results are in.
   std::unique_ptr<TuneClaims> claims_;
+  // Where one of this run's per-device files is the file a one-device run given the same `-o`
+  // writes (tunableop_results0.csv is device 0's), that run's claims too: the two runs append to
+  // that file, and must not append one problem to it together.
+  std::unique_ptr<TuneClaims> one_device_claims_;
   std::unique_ptr<ResultsStore> database_;  // a SQLite output, asked what it holds
   std::vector<std::size_t> deferred_;       // another run was tuning them when they came up
   std::string holder_;                      // who, for the note
@@ -373,7 +381,7 @@ bool Coordinator::ours_to_tune(std::size_t id, bool deferred) {
     return false;
   };
   if (!deferred && tuned_elsewhere(e)) return skip();
-  if (auto other = claims_->claim(e.op_signature, e.params_signature)) {
+  if (auto other = claim(e)) {
     holder_ = std::move(*other);
     deferred_.push_back(id);
     return false;
@@ -381,10 +389,26 @@ bool Coordinator::ours_to_tune(std::size_t id, bool deferred) {
   // Asked again now that the claim is ours: a run lets go of a problem only once its result is
   // saved, so one that finished it just now is seen here.
   if (tuned_elsewhere(e)) {
-    claims_->release(e.op_signature, e.params_signature);
+    release(e);
     return skip();
   }
   return true;
+}
+
+std::optional<std::string> Coordinator::claim(const UntunedEntry& e) {
+  if (auto other = claims_->claim(e.op_signature, e.params_signature)) return other;
+  if (one_device_claims_) {
+    if (auto other = one_device_claims_->claim(e.op_signature, e.params_signature)) {
+      claims_->release(e.op_signature, e.params_signature);
+      return other;
+    }
+  }
+  return std::nullopt;
+}
+
+void Coordinator::release(const UntunedEntry& e) {
+  claims_->release(e.op_signature, e.params_signature);
+  if (one_device_claims_) one_device_claims_->release(e.op_signature, e.params_signature);
 }
 
 std::optional<std::size_t> Coordinator::take_deferred() {
@@ -417,18 +441,20 @@ std::optional<std::size_t> Coordinator::take_deferred() {
 }
 
 void Coordinator::let_go(std::size_t id) {
-  claims_->release(todo_[id]->op_signature, todo_[id]->params_signature);
+  release(*todo_[id]);
 }
 
 void Coordinator::say_claims_trouble() {
-  if (!claims_) return;
-  const std::string why =
-      claims_->off_reason().empty() ? claims_->last_error() : claims_->off_reason();
-  if (why.empty()) return;
-  observer_.on_note(fmt::format(
-      "problems were not always shared with other tune runs on this output ({}): a problem "
-      "another run tuned at the same time may have been measured twice",
-      why));
+  for (const TuneClaims* claims : {claims_.get(), one_device_claims_.get()}) {
+    if (claims == nullptr) continue;
+    const std::string why =
+        claims->off_reason().empty() ? claims->last_error() : claims->off_reason();
+    if (why.empty()) continue;
+    observer_.on_note(fmt::format(
+        "problems were not always shared with other tune runs on this output ({}): a problem "
+        "another run tuned at the same time may have been measured twice",
+        why));
+  }
 }
 
 void Coordinator::dispatch() {
@@ -530,6 +556,11 @@ void Coordinator::tune() {
   if (names_.sqlite()) database_ = open_results_store(names_.per_device(0));
   claims_ = std::make_unique<TuneClaims>(names_.sqlite() ? names_.per_device(0) : names_.gathered(),
                                          *environment_);
+  if (const auto ordinal = names_.single_device_ordinal();
+      ordinal && std::any_of(slots_.begin(), slots_.end(),
+                             [&](const Slot& s) { return s.ordinal == *ordinal; })) {
+    one_device_claims_ = std::make_unique<TuneClaims>(names_.per_device(*ordinal), *environment_);
+  }
   std::vector<double> costs;
   for (const auto* e : todo_) costs.push_back(problem_cost(e->problem));
   queue_ = std::make_unique<WorkQueue>(std::move(costs));

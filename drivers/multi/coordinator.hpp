@@ -24,6 +24,12 @@
 //   input). A request while the workers start — between two spawns or while waiting for them to
 //   be ready — ends the run at once that way: every problem is reported interrupted, and nothing
 //   is gathered (nothing new was tuned).
+// - Other runs on the same output (tune_claims.hpp): each problem is claimed before it is handed
+//   to a device and let go once its result is in; one another run has saved is counted as already
+//   tuned, one another run is tuning is deferred to the end and taken up if that run lets go of
+//   it without a result. CSV: the gathered file's claims (and, where `-o` is a device's file, the
+//   one-device run's), and the per-device, gathered and one-device files are searched; SQLite: the
+//   database's claims and rows.
 // - At the end, CSV outputs are gathered into `_full0` and its copies (gather.hpp); a SQLite
 //   output records the run.
 #pragma once

@@ -63,29 +63,42 @@ fs::path OutputNames::copy(int ordinal) const {
   return prefix_ + "_full" + std::to_string(ordinal) + suffix_;
 }
 
+std::optional<int> OutputNames::ordinal_named(const std::string& name) const {
+  const std::string stem = fs::path(prefix_).filename().string();
+  if (name.size() <= stem.size() + suffix_.size() || name.rfind(stem, 0) != 0 ||
+      !name.ends_with(suffix_)) {
+    return std::nullopt;
+  }
+  const std::string middle = name.substr(stem.size(), name.size() - stem.size() - suffix_.size());
+  if (middle.empty() || middle.size() > 4 ||
+      !std::all_of(middle.begin(), middle.end(),
+                   [](unsigned char c) { return std::isdigit(c) != 0; })) {
+    return std::nullopt;
+  }
+  return std::stoi(middle);
+}
+
 std::vector<std::pair<int, fs::path>> OutputNames::existing_per_device() const {
   std::vector<std::pair<int, fs::path>> found;
   if (sqlite_) return found;
   const fs::path prefix_path(prefix_);
   const fs::path dir = prefix_path.has_parent_path() ? prefix_path.parent_path() : fs::path(".");
-  const std::string stem = prefix_path.filename().string();
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() <= stem.size() + suffix_.size() || name.rfind(stem, 0) != 0 ||
-        !name.ends_with(suffix_)) {
-      continue;
+    if (const auto ordinal = ordinal_named(entry.path().filename().string())) {
+      found.emplace_back(*ordinal, per_device(*ordinal));
     }
-    const std::string middle = name.substr(stem.size(), name.size() - stem.size() - suffix_.size());
-    if (middle.empty() || middle.size() > 4 ||
-        !std::all_of(middle.begin(), middle.end(),
-                     [](unsigned char c) { return std::isdigit(c) != 0; })) {
-      continue;
-    }
-    found.emplace_back(std::stoi(middle), per_device(std::stoi(middle)));
   }
   std::sort(found.begin(), found.end());
   return found;
+}
+
+std::optional<int> OutputNames::single_device_ordinal() const {
+  if (sqlite_) return std::nullopt;
+  // In the directory the per-device files are in, spelled as they are.
+  const auto ordinal = ordinal_named(single_device_.filename().string());
+  if (!ordinal || per_device(*ordinal) != single_device_) return std::nullopt;
+  return ordinal;
 }
 
 std::optional<fs::path> OutputNames::existing_single_device() const {

@@ -49,8 +49,16 @@ class OutputNames {
   // shard), when it is on disk and is none of this run's names (CSV only): what it holds counts
   // as tuned and is gathered, so that moving from one device to several loses nothing.
   std::optional<std::filesystem::path> existing_single_device() const;
+  // The device whose per-device file is the very file a one-device run given the same `-o`
+  // writes, where there is one (a stem ending in a number: `tunableop_results0.csv` is device
+  // 0's; CSV only). The two runs then append to one file.
+  std::optional<int> single_device_ordinal() const;
 
  private:
+  // The device a file name in the directory of `prefix_` stands for: prefix, 1 to 4 digits,
+  // suffix.
+  std::optional<int> ordinal_named(const std::string& name) const;
+
   bool sqlite_ = false;
   std::filesystem::path database_;
   std::filesystem::path single_device_;  // -o as a one-device run writes it

@@ -320,6 +320,19 @@ same_output_devices)  # multi-device runs share an output's problems with each o
   [ -e .same.db.claims ] && fail "db: the claims file was left behind"
   run 0 db show "$work/same.db"
   expect "24 entries"
+  # A one-device run given the default kind of name (a stem ending in 0) writes device 0's file
+  # of a multi-device run given the same -o: the two never append one problem to it together.
+  "$gemmtune" tune u.csv -o "$work/both0.csv" "${slow[@]}" >run1.log 2>&1 &
+  pid1=$!
+  "$gemmtune" tune u.csv --workers 2 -o "$work/both0.csv" "${slow[@]}" >run2.log 2>&1 &
+  pid2=$!
+  wait "$pid1"; rc1=$?; wait "$pid2"; rc2=$?
+  cat run1.log run2.log >out.log
+  [ "$rc1$rc2" = 00 ] || fail "both0: exit statuses $rc1 and $rc2"
+  [ "$(entries both0.csv)" = 24 ] && [ "$(dups both0.csv)" = 0 ] \
+    || fail "both0.csv (the one-device run's output): $(entries both0.csv) entries, $(dups both0.csv) twice"
+  [ "$(entries both_full0.csv)" = 24 ] && [ "$(dups both_full0.csv)" = 0 ] \
+    || fail "both_full0.csv: $(entries both_full0.csv) entries, $(dups both_full0.csv) twice"
   ;;
 devices)  # --devices names files by ordinal
   untuned u.csv 8 16 24
@@ -361,6 +374,8 @@ usage)  # contradictory options and impossible devices
   expect "--devices: each ordinal once, none negative or above 9999"
   run 2 tune u.csv --devices 0,10000 --backend cpu
   expect "--devices: each ordinal once, none negative or above 9999"
+  GEMMTUNE_DEVICES=0,10000 run 2 tune u.csv --backend cpu
+  expect "each ordinal once, none negative or above 9999"
   run 2 tune u.csv --shard 2/2
   expect "--shard: '2/2' is not a shard: expected I/N"
   run 2 tune u.csv --workers 100000

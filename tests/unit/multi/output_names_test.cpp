@@ -76,6 +76,19 @@ TEST(OutputNames, FindsPerDeviceFilesButNotGatheredOnes) {
   EXPECT_EQ(ranked[0].first, 1);
 }
 
+// A one-device run given `-o tunableop_results0.csv` writes device 0's file of a multi-device
+// run given the same `-o`; with `-o results.csv` the two write different files.
+TEST(OutputNames, TheOneDeviceFileMayBeADevicesFile) {
+  EXPECT_EQ(OutputNames("tunableop_results0.csv", kNoShard).single_device_ordinal(), 0);
+  EXPECT_EQ(OutputNames("out/res12.csv", kNoShard).single_device_ordinal(), 12);
+  EXPECT_EQ(OutputNames("tunableop_results0.csv", Shard{1, 2, "--shard"}).single_device_ordinal(),
+            0);
+  EXPECT_EQ(OutputNames("results.csv", kNoShard).single_device_ordinal(), std::nullopt);
+  EXPECT_EQ(OutputNames("res%d.csv", kNoShard).single_device_ordinal(), std::nullopt);
+  EXPECT_EQ(OutputNames("res007.csv", kNoShard).single_device_ordinal(), std::nullopt);
+  EXPECT_EQ(OutputNames("tuned.db", kNoShard).single_device_ordinal(), std::nullopt);
+}
+
 TEST(OutputNames, SqliteExtensions) {
   EXPECT_TRUE(is_sqlite_path("a.db"));
   EXPECT_TRUE(is_sqlite_path("a.sqlite"));

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -35,6 +36,16 @@ long long now_s() {
   return std::chrono::duration_cast<std::chrono::seconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+// Waits up to 20 s (a loaded machine) for `done`; whether it came.
+bool eventually(const std::function<bool()>& done) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
 }
 
 // The claims file as its writers leave it: read under their lock, since a refresher thread may be
@@ -247,8 +258,7 @@ TEST(TuneClaims, AClaimHeldLongIsWrittenAgainSoThatOtherMachinesKeepSeeingIt) {
   };
   const long long first = written();
   // No call on the object meanwhile: only its own thread can write the file.
-  std::this_thread::sleep_for(std::chrono::milliseconds(3200));
-  EXPECT_GE(written(), first + 2) << read_claims(claims.path());
+  EXPECT_TRUE(eventually([&] { return written() >= first + 2; })) << read_claims(claims.path());
   claims.release(kOp, kA);
   EXPECT_FALSE(std::filesystem::exists(claims.path()));
 }
@@ -259,8 +269,8 @@ TEST(TuneClaims, AClaimHeldLongIsWrittenAgainSoThatOtherMachinesKeepSeeingIt) {
 TEST(TuneClaims, AReleaseThatCouldNotBeWrittenIsWrittenLater) {
   testing::TempDir dir;
   const auto output = dir / "res.csv";
-  // The refresher looks every 2 s from the first claim on (t = 2, 4, ...): the file is taken
-  // away and put back right after t = 0 and t = 2.5, well clear of its turns.
+  // The refresher looks every 2 s from the first claim on: the file is taken away and put back
+  // right after the claim and right after a turn, well clear of the next.
   TuneClaims claims(output, kEnv, std::chrono::seconds(2));
   ASSERT_EQ(claims.claim(kOp, kA), std::nullopt);
   const std::string held = read_claims(claims.path());
@@ -270,8 +280,9 @@ TEST(TuneClaims, AReleaseThatCouldNotBeWrittenIsWrittenLater) {
   EXPECT_FALSE(claims.last_error().empty());
   std::filesystem::remove(claims.path());
   testing::write_text(claims.path(), held);  // the claim as it was before the release
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-  EXPECT_FALSE(std::filesystem::exists(claims.path())) << read_claims(claims.path());
+  // The refresher's next turn removes it (and the file with it); the next turn is 2 s later.
+  ASSERT_TRUE(eventually([&] { return !std::filesystem::exists(claims.path()); }))
+      << read_claims(claims.path());
 
   // Claimed again while such a release is still to be written: the claim stands.
   ASSERT_EQ(claims.claim(kOp, kB), std::nullopt);
