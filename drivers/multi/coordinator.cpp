@@ -91,10 +91,10 @@ class Coordinator {
   std::vector<const UntunedEntry*> resume();
   void fail(std::size_t id, std::string reason);
   // Taken from the queue: whether this run is to tune it now. Not where another run on the same
-  // output has saved it (counted as already tuned) or is tuning it now (deferred_). A deferred
-  // problem is looked for in the output only once its claim is ours: the claims file is small,
-  // the output may not be.
-  bool ours_to_tune(std::size_t id, bool deferred = false);
+  // output is tuning it now (deferred_) or has saved it (counted as already tuned). The output is
+  // searched only once the claim is ours: the claims file is small, the output may not be, and
+  // what the output held when the run started is skipped already (resume).
+  bool ours_to_tune(std::size_t id);
   // Whether the output (a database, or the CSV files a multi-device run gathers) holds the
   // problem now: another run on it may have saved it since this run read it.
   bool tuned_elsewhere(const UntunedEntry& e);
@@ -372,7 +372,7 @@ bool Coordinator::tuned_elsewhere(const UntunedEntry& e) {
   }
 }
 
-bool Coordinator::ours_to_tune(std::size_t id, bool deferred) {
+bool Coordinator::ours_to_tune(std::size_t id) {
   const UntunedEntry& e = *todo_[id];
   const auto skip = [&] {
     queue_->finish(id);
@@ -380,14 +380,13 @@ bool Coordinator::ours_to_tune(std::size_t id, bool deferred) {
     ++summary_.already_tuned;
     return false;
   };
-  if (!deferred && tuned_elsewhere(e)) return skip();
   if (auto other = claim(e)) {
     holder_ = std::move(*other);
     deferred_.push_back(id);
     return false;
   }
-  // Asked again now that the claim is ours: a run lets go of a problem only once its result is
-  // saved, so one that finished it just now is seen here.
+  // A run lets go of a problem only once its result is saved, so one that another run finished
+  // since this run started is seen here.
   if (tuned_elsewhere(e)) {
     release(e);
     return skip();
@@ -422,7 +421,7 @@ std::optional<std::size_t> Coordinator::take_deferred() {
   for (const std::size_t id : looked_at) {
     if (taken) {
       deferred_.push_back(id);
-    } else if (ours_to_tune(id, true)) {
+    } else if (ours_to_tune(id)) {
       taken = id;
     }
   }
