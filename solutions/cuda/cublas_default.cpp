@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "solutions/cuda/aligned_copies.hpp"
 #include "solutions/cuda/cublas_handle.hpp"
 #include "solutions/cuda/cublaslt_solution.hpp"
 #include "solutions/cuda/cuda_check.hpp"
@@ -105,9 +106,13 @@ std::unique_ptr<Solution> make_default_solution(const Problem& problem,
           make_gemm_then_bias(problem, std::make_unique<CublasGemmSolution>(without_bias(problem))),
           FallbackFor::RefusedCallsAndNoAlgorithm);
     case OpKind::ScaledGemm:
-      return make_default_with_fallback(problem, make_lt_default(problem, max_workspace_bytes),
-                                        make_scaled_gemm_fallback(problem),
-                                        FallbackFor::RefusedCalls);
+      // The fallback runs the same algorithm (its own instance) on aligned copies, and the
+      // plain kernel where it cannot.
+      return make_default_with_fallback(
+          problem, make_lt_default(problem, max_workspace_bytes),
+          make_aligned_copies(problem, make_lt_default(problem, max_workspace_bytes),
+                              make_scaled_gemm_fallback(problem)),
+          FallbackFor::RefusedCalls);
     default:
       return std::make_unique<CublasGemmSolution>(problem);
   }

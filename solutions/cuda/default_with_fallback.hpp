@@ -10,9 +10,11 @@
 // - GemmAndBias: cublasGemmEx (any element alignment), then a kernel of gemmtune's adds the bias
 //   (gemm_then_bias.hpp). fp16 and bf16 results are then rounded twice (the GEMM's, then the
 //   sum's) instead of once: within every tolerance the numerical check uses.
-// - ScaledGemm: gemmtune's plain fp8 kernel (scaled_gemm_fallback.hpp); fp8 has no
-//   cublasGemmEx. Only for calls cuBLASLt's algorithm turns down: a problem cuBLASLt has no fp8
-//   algorithm for, PyTorch cannot run either, and the slow kernel is no baseline to tune against.
+// - ScaledGemm: the same algorithm on aligned copies of the operands that are not on 16 bytes
+//   (aligned_copies.hpp), and where that cannot be, gemmtune's plain fp8 kernel
+//   (scaled_gemm_fallback.hpp); fp8 has no cublasGemmEx. Only for calls cuBLASLt's algorithm turns
+//   down: a problem cuBLASLt has no fp8 algorithm for, PyTorch cannot run either, and the slow
+//   kernel is no baseline to tune against.
 #pragma once
 
 #include <memory>

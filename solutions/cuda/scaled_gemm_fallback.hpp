@@ -1,5 +1,6 @@
-// An fp8 ScaledGemm through gemmtune's plain kernel (scaled_gemm_kernel.hpp): `Default`'s way
-// round cuBLASLt where its algorithm cannot take a call's operands (default_with_fallback.hpp).
+// An fp8 ScaledGemm through gemmtune's plain kernel (scaled_gemm_kernel.hpp): `Default`'s last
+// way round cuBLASLt where its algorithm cannot take a call's operands and no aligned copies can
+// be made (default_with_fallback.hpp, aligned_copies.hpp).
 // It takes the ScaledGemm problems CUDA takes (tn, batch 1, fp8 A and B, an fp32, fp16, bf16 or
 // fp8 output, tensor-wise or row-wise scales, an fp32, fp16 or bf16 bias) at any alignment of
 // their elements; it is slow, never a tuning candidate, and Default runs it only for calls whose

@@ -1,9 +1,10 @@
 // Operands less aligned than a tuned algorithm needs: an application's views (PyTorch's
 // `bias[1:]`, a slice of A) rather than the allocations tuning measured on. cuBLASLt's algorithms
 // turn them down (RunStatus::refused); GemmAndBias's `Default` still runs them (the GEMM through
-// cublasGemmEx, the bias added by gemmtune's kernel), so does ScaledGemm's (gemmtune's fp8
-// kernel), and a Context whose results file names such an algorithm runs `Default` for those
-// calls, saying so once, instead of failing the GEMM.
+// cublasGemmEx, the bias added by gemmtune's kernel), so does ScaledGemm's (cuBLASLt on aligned
+// copies of the operands; gemmtune's fp8 kernel where none can be made), and a Context whose
+// results file names such an algorithm runs `Default` for those calls, saying so once, instead of
+// failing the GEMM.
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "context_options.hpp"
 #include "device_test.hpp"
@@ -137,6 +139,50 @@ TEST_F(MisalignedOperands, ScaledGemmDefaultRunsWhatItsAlgorithmRefuses) {
       // cuBLASLt turned the call down, not because it had no algorithm.
       EXPECT_GT(refused_, 0) << "no cuBLASLt candidate refused";
     }
+  }
+}
+
+// C off 16 bytes (a slice of the output) for three output types, read (beta 0.5) or not, with
+// ldc > m: Default runs cuBLASLt on an aligned copy of C and copies the result back column by
+// column, leaving the bytes between the columns as they were.
+TEST_F(MisalignedOperands, ScaledGemmDefaultWritesAMisalignedC) {
+  struct Kind {
+    DType c;
+    std::size_t shift;
+    double beta;
+  };
+  for (const Kind& kind : {Kind{DType::BFloat16, 2, 0.0}, Kind{DType::BFloat16, 2, 0.5},
+                           Kind{DType::Float32, 4, 0.5}, Kind{DType::Float8E4M3, 1, 0.0}}) {
+    Problem p = Problem::make(OpKind::ScaledGemm, DType::Float8E4M3, Transpose::T, Transpose::N,
+                              144, 80, 208);
+    p.c_type = kind.c;
+    p.ldc = 160;
+    SCOPED_TRACE(fmt::format("{},{} C at +{} bytes, beta {}", p.op_signature(),
+                             p.params_signature(), kind.shift, kind.beta));
+    DeviceOperands ops(*backend_, p, 1.0, kind.beta);
+    ops.reset_c();
+    const std::size_t bytes = ops.c->bytes();
+    std::vector<unsigned char> before(bytes), after(bytes);
+    ASSERT_EQ(cudaMemcpy(before.data(), ops.c->data(), bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    std::unique_ptr<Buffer> storage;
+    char* c = gpu_test::shifted_copy(*backend_, ops.c->data(), bytes, kind.shift, storage);
+    Operands o = ops.operands();
+    o.c = c;
+    const RunStatus def = cuda::make_default_solution(p)->run(p, o, backend_->stream());
+    ASSERT_TRUE(def.ok) << def.error;
+    backend_->synchronize();
+    ASSERT_EQ(cudaMemcpy(ops.c->data(), c, bytes, cudaMemcpyDeviceToDevice), cudaSuccess);
+    const gpu_test::Comparison cmp = gpu_test::compare_with_reference(ops, ops.read_c());
+    EXPECT_TRUE(cmp.ok) << cmp.detail;
+    ASSERT_EQ(cudaMemcpy(after.data(), c, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    const std::size_t element = info(p.c_type).bytes;
+    std::size_t gap_bytes_changed = 0;
+    for (std::size_t at = 0; at < bytes; ++at) {
+      const bool in_matrix =
+          (at / element) % static_cast<std::size_t>(p.ldc) < static_cast<std::size_t>(p.m);
+      if (!in_matrix && after[at] != before[at]) ++gap_bytes_changed;
+    }
+    EXPECT_EQ(gap_bytes_changed, 0u) << "bytes between C's columns were written";
   }
 }
 
