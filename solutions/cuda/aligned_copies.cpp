@@ -106,16 +106,34 @@ class AlignedCopies final : public Solution {
       if (ops.beta != 0.0) in.push_back({ops.c, c_rows, n, c_pitch, c_offset});
     }
     if (total == 0) return RunStatus::refusal("every operand is on 16 bytes already");
+    if (info(p.c_type).is_float8 && ops.beta != 0.0) {
+      return RunStatus::failure("a ScaledGemm with fp8 output takes beta = 0 only");
+    }
 
     const ScopedDevice device(device_of(stream));
     const cudaError_t pending = cudaPeekAtLastError();
+    // An error of ours that leaves the device usable: cleared (where the caller left none
+    // pending) and a refusal, so that the last resort runs the call, C being untouched so far.
+    // A sticky one, or one of a stream capture, ends the call.
+    const auto refuse_or_fail = [&](const char* what, cudaError_t e) {
+      if (pending == cudaSuccess) cudaGetLastError();
+      const bool recoverable = e == cudaErrorMemoryAllocation || e == cudaErrorNotSupported ||
+                               e == cudaErrorInvalidPitchValue || e == cudaErrorInvalidValue;
+      std::string message = call_failed_message(what, e);
+      return recoverable && !is_sticky(e) ? RunStatus::refusal(std::move(message))
+                                          : RunStatus::failure(std::move(message));
+    };
     void* scratch = nullptr;
     if (const cudaError_t e = cudaMallocAsync(&scratch, total, stream); e != cudaSuccess) {
-      if (pending == cudaSuccess) cudaGetLastError();  // ours, and not sticky: not the caller's
-      return RunStatus::refusal(call_failed_message("cudaMallocAsync of the aligned copies", e));
+      return refuse_or_fail("cudaMallocAsync of the aligned copies", e);
     }
+    // Freed however the call ends (solution_->run may throw).
+    struct Scratch {
+      void* pointer;
+      cudaStream_t stream;
+      ~Scratch() { cudaFreeAsync(pointer, stream); }
+    } const owned{scratch, stream};
     char* base = static_cast<char*>(scratch);
-    const auto release = [&] { cudaFreeAsync(scratch, stream); };
     for (const Plan& plan : in) {
       // One span where the columns follow each other, column by column where they do not.
       const cudaError_t e =
@@ -124,10 +142,7 @@ class AlignedCopies final : public Solution {
                                 cudaMemcpyDeviceToDevice, stream)
               : cudaMemcpy2DAsync(base + plan.offset, plan.pitch, plan.source, plan.pitch,
                                   plan.rows, plan.columns, cudaMemcpyDeviceToDevice, stream);
-      if (e != cudaSuccess) {
-        release();
-        return RunStatus::failure(call_failed_message("copying an operand to aligned memory", e));
-      }
+      if (e != cudaSuccess) return refuse_or_fail("copying an operand to aligned memory", e);
     }
     for (const auto& [pointer, offset] : pointers) *pointer = base + offset;
     copies.scale_a = static_cast<const float*>(scale_a);
@@ -138,10 +153,10 @@ class AlignedCopies final : public Solution {
       const cudaError_t e = cudaMemcpy2DAsync(ops.c, c_pitch, base + c_offset, c_pitch, c_rows, n,
                                               cudaMemcpyDeviceToDevice, stream);
       if (e != cudaSuccess) {
+        if (pending == cudaSuccess) cudaGetLastError();
         status = RunStatus::failure(call_failed_message("copying C back from aligned memory", e));
       }
     }
-    release();
     return status;
   }
 

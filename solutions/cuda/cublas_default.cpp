@@ -75,7 +75,8 @@ class CublasGemmSolution final : public Solution {
 };
 
 // cuBLASLt's heuristic #0 for the problem, or an LtSolution saying why there is none.
-std::unique_ptr<Solution> make_lt_default(const Problem& problem, std::size_t max_workspace_bytes) {
+std::unique_ptr<LtSolution> make_lt_default(const Problem& problem,
+                                            std::size_t max_workspace_bytes) {
   if (auto why = cuda_unsupported_reason(problem)) {
     return std::make_unique<LtSolution>(kDefaultName, problem, *why);
   }
@@ -105,14 +106,16 @@ std::unique_ptr<Solution> make_default_solution(const Problem& problem,
           problem, make_lt_default(problem, max_workspace_bytes),
           make_gemm_then_bias(problem, std::make_unique<CublasGemmSolution>(without_bias(problem))),
           FallbackFor::RefusedCallsAndNoAlgorithm);
-    case OpKind::ScaledGemm:
-      // The fallback runs the same algorithm (its own instance) on aligned copies, and the
-      // plain kernel where it cannot.
+    case OpKind::ScaledGemm: {
+      // The fallback runs the same algorithm on aligned copies (a copy of the solution, sharing
+      // its descriptors: the two never run at once), and the plain kernel where it cannot.
+      auto lt = make_lt_default(problem, max_workspace_bytes);
+      auto same = std::make_unique<LtSolution>(*lt);
       return make_default_with_fallback(
-          problem, make_lt_default(problem, max_workspace_bytes),
-          make_aligned_copies(problem, make_lt_default(problem, max_workspace_bytes),
-                              make_scaled_gemm_fallback(problem)),
+          problem, std::move(lt),
+          make_aligned_copies(problem, std::move(same), make_scaled_gemm_fallback(problem)),
           FallbackFor::RefusedCalls);
+    }
     default:
       return std::make_unique<CublasGemmSolution>(problem);
   }
