@@ -6,7 +6,7 @@
 // (stream-ordered: cudaMallocAsync, cudaMemcpy2DAsync, cudaFreeAsync, which CUDA lets a graph
 // capture; not tested under capture here) and running the same algorithm there costs a read and
 // a write of those operands: 1.2–3.4× the aligned call's time on an H100, where gemmtune's plain
-// fp8 kernel on CUDA cores took 18–256× (bench/fallback/fp8_fallback_main.cpp). C is
+// fp8 kernel on CUDA cores took 17–256× (bench/fallback/fp8_fallback_main.cpp). C is
 // copied in (where beta reads it) and back, column by column, so that nothing between its columns
 // (ldc > m) is touched. Where no memory can be had, or the algorithm refuses the copies too,
 // `last_resort` runs the call as it is.
