@@ -180,7 +180,8 @@ std::string TuneClaim::describe() const {
 
 std::filesystem::path claims_path_for(const std::filesystem::path& output) {
   const std::filesystem::path target = through_links(output);
-  return target.parent_path() / ("." + target.filename().string() + ".claims");
+  // fmt, not `"." + name + ".claims"`: GCC 12 warns (-Wrestrict) on that concatenation inlined.
+  return target.parent_path() / fmt::format(".{}.claims", target.filename().string());
 }
 
 std::string environment_key(const Environment& environment) {
@@ -229,6 +230,16 @@ std::string TuneClaims::off_reason() const {
 std::string TuneClaims::last_error() const {
   const std::lock_guard lock(mutex_);
   return last_error_;
+}
+
+std::string TuneClaims::sharing_note() const {
+  const std::lock_guard lock(mutex_);
+  const std::string& why = off_reason_.empty() ? last_error_ : off_reason_;
+  if (why.empty()) return "";
+  return fmt::format(
+      "problems were not always shared with other tune runs on this output ({}): a problem "
+      "another run tuned at the same time may have been measured twice",
+      why);
 }
 
 void TuneClaims::keep_alive() {

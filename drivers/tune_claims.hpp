@@ -88,6 +88,9 @@ class TuneClaims {
   // went ahead without it, a release or a refresh was to be written, or no refresher thread could
   // start. The next claim, release or refresh tries again.
   std::string last_error() const;
+  // What a run says at its end where claims did not always work ("" where they did): that a
+  // problem may have been measured twice, and why.
+  std::string sharing_note() const;
 
  private:
   // Reads the live claims under the lock, lets `change` edit them, and writes them back (or

@@ -160,14 +160,7 @@ void tune_here(const TuneOptions& options, const std::vector<UntunedEntry>& entr
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  if (const std::string& why =
-          claims.off_reason().empty() ? claims.last_error() : claims.off_reason();
-      !why.empty()) {
-    observer.on_note(fmt::format(
-        "problems were not always shared with other tune runs on this output ({}): a problem "
-        "another run tuned at the same time may have been measured twice",
-        why));
-  }
+  if (const std::string note = claims.sharing_note(); !note.empty()) observer.on_note(note);
 
   if (gpu.monitor) {
     gpu.monitor->stop();

@@ -446,13 +446,7 @@ void Coordinator::let_go(std::size_t id) {
 void Coordinator::say_claims_trouble() {
   for (const TuneClaims* claims : {claims_.get(), one_device_claims_.get()}) {
     if (claims == nullptr) continue;
-    const std::string why =
-        claims->off_reason().empty() ? claims->last_error() : claims->off_reason();
-    if (why.empty()) continue;
-    observer_.on_note(fmt::format(
-        "problems were not always shared with other tune runs on this output ({}): a problem "
-        "another run tuned at the same time may have been measured twice",
-        why));
+    if (const std::string note = claims->sharing_note(); !note.empty()) observer_.on_note(note);
   }
 }
 

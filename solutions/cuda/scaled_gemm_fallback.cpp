@@ -31,10 +31,6 @@ std::optional<ScaledKernelType> kernel_type(DType type) {
   }
 }
 
-bool is_fp8(ScaledKernelType type) {
-  return type == ScaledKernelType::E4M3 || type == ScaledKernelType::E5M2;
-}
-
 class ScaledGemmFallback final : public Solution {
  public:
   explicit ScaledGemmFallback(const Problem& problem) : problem_(problem) {}
@@ -48,11 +44,13 @@ class ScaledGemmFallback final : public Solution {
     if (p.transa != Transpose::T || p.transb != Transpose::N) return Support::no("not tn");
     if (p.batch != 1) return Support::no("batched");
     const auto a = kernel_type(p.a_type), b = kernel_type(p.b_type), d = kernel_type(p.c_type);
-    if (!a || !b || !is_fp8(*a) || !is_fp8(*b)) return Support::no("A and B are not fp8");
+    if (!a || !b || !info(p.a_type).is_float8 || !info(p.b_type).is_float8) {
+      return Support::no("A and B are not fp8");
+    }
     if (!d) return Support::no(fmt::format("no kernel writes {}", info(p.c_type).cli_name));
     if (p.bias_type) {
       const auto bias = kernel_type(*p.bias_type);
-      if (!bias || is_fp8(*bias)) {
+      if (!bias || info(*p.bias_type).is_float8) {
         return Support::no(fmt::format("no kernel adds a {} bias", info(*p.bias_type).cli_name));
       }
     }
@@ -82,7 +80,7 @@ class ScaledGemmFallback final : public Solution {
       return RunStatus::failure(
           "an operand is not aligned to its own element's size (the scales, C or the bias)");
     }
-    if (is_fp8(args.d_type) && ops.beta != 0.0) {
+    if (info(p.c_type).is_float8 && ops.beta != 0.0) {
       return RunStatus::failure("a ScaledGemm with fp8 output takes beta = 0 only");
     }
     args.m = p.m;
