@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -31,10 +32,13 @@ namespace {
 
 using gpu_test::DeviceOperands;
 
-// Captures one run of `solution` on the operands, replays it, and compares C with the reference;
-// an empty string means it was captured, replayed and agreed.
-std::string capture_replay_and_check(Solution& solution, DeviceOperands& ops) {
-  if (std::string direct = gpu_test::run_and_check(solution, ops); !direct.empty()) {
+// Captures one run of `solution` on the operands (`inputs` where given, with C still ops.c),
+// replays it, and compares C with the reference; an empty string means it was captured, replayed
+// and agreed.
+std::string capture_replay_and_check(Solution& solution, DeviceOperands& ops,
+                                     const std::optional<Operands>& inputs = std::nullopt) {
+  const Operands used = inputs.value_or(ops.operands());
+  if (std::string direct = gpu_test::run_and_check(solution, ops, used); !direct.empty()) {
     return "direct run: " + direct;
   }
   const auto stream = static_cast<cudaStream_t>(ops.backend.stream());
@@ -43,7 +47,7 @@ std::string capture_replay_and_check(Solution& solution, DeviceOperands& ops) {
   if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) != cudaSuccess) {
     return "cudaStreamBeginCapture failed";
   }
-  const RunStatus status = solution.run(ops.problem, ops.operands(), stream);
+  const RunStatus status = solution.run(ops.problem, used, stream);
   cudaGraph_t graph = nullptr;
   const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
   (void)cudaGetLastError();
@@ -112,6 +116,35 @@ TEST_F(GraphCapture, EverySkinnyKernelFamily) {
     // CUDA cores up to n = kSkinnyMaxN; tensor cores, TMA-fed tensor cores and wgmma at every n
     // here (compute capability 9.0, as the machines these tests run on).
     EXPECT_EQ(seen.size(), n <= cuda::kSkinnyMaxN ? 4u : 3u);
+  }
+}
+
+// Default's ways round operands its algorithm turns down (a slice of a tensor, off the 16 bytes
+// cuBLASLt wants), captured as an application would: ScaledGemm's aligned copies (stream-ordered
+// scratch, which becomes the graph's own allocation and free) and GemmAndBias's GEMM then bias.
+TEST_F(GraphCapture, DefaultOnOperandsItsAlgorithmRefuses) {
+  struct Case {
+    Problem problem;
+    const char* shifted;  // "A", "scales" or "bias"
+    std::size_t offset;
+  };
+  Problem fp8 = Problem::make(OpKind::ScaledGemm, DType::Float8E4M3, Transpose::T, Transpose::N,
+                              144, 80, 208);
+  fp8.c_type = DType::BFloat16;
+  Problem with_bias = fp8;
+  with_bias.bias_type = DType::BFloat16;
+  const Problem gemm_and_bias =
+      Problem::make(OpKind::GemmAndBias, DType::BFloat16, Transpose::T, Transpose::N, 264, 64, 128);
+  for (const Case& c : {Case{fp8, "A", 1}, Case{fp8, "scales", 4}, Case{with_bias, "bias", 2},
+                        Case{gemm_and_bias, "bias", 2}, Case{gemm_and_bias, "B", 2}}) {
+    SCOPED_TRACE(fmt::format("{},{} with {} at +{} bytes", c.problem.op_signature(),
+                             c.problem.params_signature(), c.shifted, c.offset));
+    DeviceOperands ops(*backend_, c.problem, 1.0, 0.0);
+    Operands inputs = ops.operands();
+    gpu_test::ShiftedStorage storage;
+    gpu_test::shift_operand(ops, inputs, c.shifted, c.offset, storage);
+    auto def = cuda::make_default_solution(c.problem);
+    EXPECT_EQ(capture_replay_and_check(*def, ops, inputs), "") << def->name();
   }
 }
 

@@ -37,32 +37,15 @@ struct Shift {
 
 class MisalignedOperands : public gpu_test::DeviceTest {
  protected:
-  // Operands of `p` with one of them moved `shift.offset` bytes past a 256-byte boundary.
-  Operands shifted(DeviceOperands& ops, const Shift& shift, std::unique_ptr<Buffer>& storage) {
-    Operands o = ops.operands();
-    const std::string what = shift.what;
-    if (what == "scales") {
-      o.scale_a = reinterpret_cast<const float*>(gpu_test::shifted_copy(
-          *backend_, ops.scale_a->data(), ops.scale_a->bytes(), shift.offset, storage));
-      o.scale_b = reinterpret_cast<const float*>(gpu_test::shifted_copy(
-          *backend_, ops.scale_b->data(), ops.scale_b->bytes(), shift.offset, scale_b_storage_));
-      return o;
-    }
-    Buffer& source = what == "bias" ? *ops.bias : what == "A" ? *ops.a : *ops.b;
-    const char* copy =
-        gpu_test::shifted_copy(*backend_, source.data(), source.bytes(), shift.offset, storage);
-    (what == "bias" ? o.bias : what == "A" ? o.a : o.b) = copy;
-    return o;
-  }
-
   // Runs Default, which must compute the right C, and every cuBLASLt candidate, which must
   // compute it or refuse; prints how many of them ran.
   void check_default_and_candidates(const Problem& p, const Shift& shift) {
     SCOPED_TRACE(fmt::format("{},{} with {} at +{} bytes", p.op_signature(), p.params_signature(),
                              shift.what, shift.offset));
     DeviceOperands ops(*backend_, p, 1.0, 0.0);
-    std::unique_ptr<Buffer> storage;
-    const Operands o = shifted(ops, shift, storage);
+    Operands o = ops.operands();
+    gpu_test::ShiftedStorage storage;
+    gpu_test::shift_operand(ops, o, shift.what, shift.offset, storage);
 
     ops.reset_c();
     const RunStatus def = cuda::make_default_solution(p)->run(p, o, backend_->stream());
@@ -88,7 +71,6 @@ class MisalignedOperands : public gpu_test::DeviceTest {
                p.op_signature(), shift.what, shift.offset, ran_, refused_);
   }
 
-  std::unique_ptr<Buffer> scale_b_storage_;
   int ran_ = 0, refused_ = 0;
 };
 
@@ -246,8 +228,9 @@ TEST_F(MisalignedOperands, AContextRunsDefaultWhereTheTunedAlgorithmRefuses) {
   EXPECT_TRUE(gpu_test::compare_with_reference(ops, ops.read_c()).ok);
   EXPECT_EQ(logs, "") << "aligned operands ran the tuned algorithm without a word";
 
-  std::unique_ptr<Buffer> storage;
-  const Operands o = shifted(ops, Shift{"bias", 2}, storage);
+  Operands o = ops.operands();
+  gpu_test::ShiftedStorage storage;
+  gpu_test::shift_operand(ops, o, "bias", 2, storage);
   for (int call = 0; call < 2; ++call) {
     ops.reset_c();
     status = ctx.gemm(p, o, backend_->stream());

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "host_reference.hpp"
 #include "solutions/cuda/cuda_check.hpp"
@@ -212,8 +213,12 @@ Comparison compare_with_reference(const DeviceOperands& ops, const std::vector<C
 }
 
 std::string run_and_check(Solution& solution, DeviceOperands& ops) {
+  return run_and_check(solution, ops, ops.operands());
+}
+
+std::string run_and_check(Solution& solution, DeviceOperands& ops, const Operands& inputs) {
   ops.reset_c();
-  const RunStatus status = solution.run(ops.problem, ops.operands(), ops.backend.stream());
+  const RunStatus status = solution.run(ops.problem, inputs, ops.backend.stream());
   ops.backend.synchronize();
   if (!status) return "run failed: " + status.error;
   const Comparison cmp = compare_with_reference(ops, ops.read_c());
@@ -226,6 +231,25 @@ char* shifted_copy(CudaBackend& backend, const void* source, std::size_t bytes, 
   char* copy = static_cast<char*>(storage->data()) + offset;
   GEMMTUNE_CUDA_CHECK(cudaMemcpy(copy, source, bytes, cudaMemcpyDeviceToDevice));
   return copy;
+}
+
+void shift_operand(DeviceOperands& ops, Operands& inputs, const std::string& what,
+                   std::size_t offset, ShiftedStorage& storage) {
+  const auto copy = [&](const Buffer& source, std::unique_ptr<Buffer>& owner) {
+    return shifted_copy(ops.backend, source.data(), source.bytes(), offset, owner);
+  };
+  if (what == "scales") {
+    inputs.scale_a = reinterpret_cast<const float*>(copy(*ops.scale_a, storage.first));
+    inputs.scale_b = reinterpret_cast<const float*>(copy(*ops.scale_b, storage.second));
+  } else if (what == "A") {
+    inputs.a = copy(*ops.a, storage.first);
+  } else if (what == "B") {
+    inputs.b = copy(*ops.b, storage.first);
+  } else if (what == "bias") {
+    inputs.bias = copy(*ops.bias, storage.first);
+  } else {
+    throw std::invalid_argument("shift_operand: no operand named " + what);
+  }
 }
 
 }  // namespace gemmtune::gpu_test

@@ -67,7 +67,19 @@ Comparison compare_with_reference(const DeviceOperands& ops, const std::vector<C
 char* shifted_copy(CudaBackend& backend, const void* source, std::size_t bytes, std::size_t offset,
                    std::unique_ptr<Buffer>& storage);
 
+// Moves one of `inputs`' operands, "A", "B", "bias" or "scales" (both scales), `offset` bytes
+// past a 256-byte boundary by pointing it at a shifted copy of ops' own; `storage` owns the
+// copies. Throws on another name.
+struct ShiftedStorage {
+  std::unique_ptr<Buffer> first, second;
+};
+void shift_operand(DeviceOperands& ops, Operands& inputs, const std::string& what,
+                   std::size_t offset, ShiftedStorage& storage);
+
 // Runs one solution on the operands and compares; an empty string means it ran and agreed.
 std::string run_and_check(Solution& solution, DeviceOperands& ops);
+// The same with `inputs` in place of ops.operands() (shifted copies of some of them, say); C is
+// still ops.c, which the comparison reads.
+std::string run_and_check(Solution& solution, DeviceOperands& ops, const Operands& inputs);
 
 }  // namespace gemmtune::gpu_test
