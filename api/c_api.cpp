@@ -11,6 +11,7 @@
 #include <string>
 
 #include "api/call_checks.hpp"
+#include "drivers/backend_factory.hpp"
 #include "gemmtune/context.hpp"
 #include "tuner/error.hpp"
 
@@ -128,6 +129,12 @@ gemmtune_status create(gemmtune::Options options, gemmtune_context** context) {
   GEMMTUNE_NEED(context);
   *context = nullptr;
   return guarded([&] {
+    // A misspelt backend is a bad setting, not a backend that is not there (the InputError below).
+    try {
+      (void)gemmtune::parse_backend_kind(options.backend);
+    } catch (const gemmtune::InputError& e) {
+      return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT, e.what());
+    }
     try {
       // The one owning raw pointer of the C API: released by gemmtune_destroy.
       *context = std::make_unique<gemmtune_context>(std::move(options)).release();

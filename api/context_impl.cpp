@@ -12,6 +12,9 @@ using namespace context_flags;
 
 namespace {
 
+// What is said of an exception a user's provider or solution throws that is no std::exception.
+constexpr const char* kNotAStdException = "an exception that is not a std::exception";
+
 std::string signature(const Problem& p) {
   return fmt::format("{},{}", p.op_signature(), p.params_signature());
 }
@@ -203,6 +206,8 @@ const api::Resolved& Context::Impl::resolve(api::Entry& e, bool default_only) {
     // A provider that throws while rebuilding the name is one more reason the name cannot run
     // here: Default runs, as for any other, unless it is Default that threw.
     rs = resolve_default_after_throw(e.problem, name, ex.what());
+  } catch (...) {
+    rs = resolve_default_after_throw(e.problem, name, kNotAStdException);
   }
   if (rs.fell_back && (e.kind == api::EntryKind::Result || rs.solution == nullptr)) {
     log(rs.warning);
@@ -241,6 +246,9 @@ ResolvedSolution Context::Impl::resolve_default_after_throw(const Problem& p, st
     if (rs.solution == nullptr) rs.warning += fmt::format("; and {}", d.warning);
   } catch (const std::exception& ex) {
     rs.warning += fmt::format("; and resolving {} failed too: {}", kDefaultSolutionName, ex.what());
+  } catch (...) {
+    rs.warning +=
+        fmt::format("; and resolving {} failed too: {}", kDefaultSolutionName, kNotAStdException);
   }
   if (rs.solution != nullptr) rs.warning += fmt::format("; using {}", kDefaultSolutionName);
   return rs;
@@ -329,9 +337,12 @@ api::Entry* Context::Impl::tune_once(const Problem& p, std::uint64_t h, bool ret
       return e;
     }
     if (auto it = inflight.find(p); it != inflight.end()) {
-      in_flight = it->second;
+      // This very thread tunes it and is back here from its log sink (a "tuning" message it
+      // answered with gemm()): waiting would be for itself. That call runs Default.
+      if (it->second.tuner == std::this_thread::get_id()) return ensure_entry(p, h);
+      in_flight = it->second.done;
     } else {
-      inflight.emplace(p, promise.get_future().share());
+      inflight.emplace(p, InFlight{promise.get_future().share(), std::this_thread::get_id()});
     }
   }
   if (in_flight.valid()) return in_flight.get();  // another thread is tuning it: wait for it
@@ -340,6 +351,10 @@ api::Entry* Context::Impl::tune_once(const Problem& p, std::uint64_t h, bool ret
     result = tune_and_publish(p, h);
   } catch (const std::exception& ex) {
     log(fmt::format("tuning {} failed: {}", signature(p), ex.what()));
+  } catch (...) {
+    // Whatever a user's provider throws, the problem must leave `inflight`: its waiters and every
+    // later call would otherwise meet a broken promise.
+    log(fmt::format("tuning {} failed: {}", signature(p), kNotAStdException));
   }
   {
     const api::ContextLock lock(writer);
@@ -364,6 +379,8 @@ api::Entry* Context::Impl::tune_and_publish(const Problem& p, std::uint64_t h) {
       if (!report.ok()) error = report.error.empty() ? "no winner" : report.error;
     } catch (const std::exception& ex) {
       error = ex.what();
+    } catch (...) {
+      error = kNotAStdException;
     }
   }
   // The file lock before the writer lock, the order write() takes them in: the winner is either in
@@ -412,7 +429,11 @@ void Context::Impl::maybe_record(api::Entry& e, unsigned f) {
       log(fmt::format("recorded {} in {}", signature(e.problem), recorder.path()));
     }
   } catch (const std::exception& ex) {
-    if (!record_warned) log(fmt::format("record untuned: {}; recording stops", ex.what()));
+    // Said once; the problems met later are still recorded where the file takes them.
+    if (!record_warned) {
+      log(fmt::format("record untuned: {}; {} is not recorded (further failures are not said)",
+                      ex.what(), signature(e.problem)));
+    }
     record_warned = true;
   }
   e.recorded.store(true);
@@ -470,17 +491,22 @@ TunerOptions Context::Impl::tuner_options() const {
 LoadReport Context::Impl::load(const std::string& path) {
   api::LoadedResults loaded = api::load_results_file(path, environment);
   LoadReport& r = loaded.report;
+  bool is_results_file = false;  // read under the lock: set_filename may change results_path
   {
     const api::ContextLock lock(writer);
+    is_results_file = path == results_path;
     if (r.found && r.accepted) {
       // Appends and writes go to results_path, whose header they must equal: only that file's
       // validators replace this machine's. Another file's (read_file of a PyTorch file with
       // PT_VERSION alone) would make every later append to results_path be refused.
-      if (path == results_path && !loaded.table.environment.empty()) {
+      if (is_results_file && !loaded.table.environment.empty()) {
         write_environment = loaded.table.environment;
       }
       for (auto& line : loaded.table.entries) {
         master.upsert(line);
+        // Loaded over a result tuned here, it is a loaded one now: on write_file it gives way to
+        // the file's, which may be newer.
+        tuned_here.erase({line.op_signature, line.params_signature});
         Problem p;
         try {
           p = parse_problem(line.op_signature, line.params_signature);
@@ -498,7 +524,7 @@ LoadReport Context::Impl::load(const std::string& path) {
   // Said once per load: a refused or partly bad file always, a good one when verbose.
   if (!r.accepted || r.bad_lines > 0) {
     log(r.message);
-  } else if (path == results_path && r.entries > 0 && loaded.table.environment.empty()) {
+  } else if (is_results_file && r.entries > 0 && loaded.table.environment.empty()) {
     // Its entries are used, but a results file's validators come first: an append would have to
     // rewrite it, and is refused, so what is tuned here stays in memory. Said now, not at the
     // first refused append.

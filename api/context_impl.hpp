@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "api/deferred_log.hpp"
@@ -110,7 +111,12 @@ struct Context::Impl {
   std::unique_ptr<ResultsStore> store;
   std::string store_path;
   api::UntunedRecorder recorder;
-  std::unordered_map<Problem, std::shared_future<api::Entry*>, ProblemHash> inflight;
+  // A tuning in progress: its result to come, and the thread that tunes it.
+  struct InFlight {
+    std::shared_future<api::Entry*> done;
+    std::thread::id tuner;
+  };
+  std::unordered_map<Problem, InFlight, ProblemHash> inflight;
   std::unordered_map<Problem, std::string, ProblemHash> tuning_errors;
   bool append_warned = false, record_warned = false, unexpressible_warned = false;
   std::atomic<bool> capture_tuning_warned{false}, capture_workspace_warned{false};

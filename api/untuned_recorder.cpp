@@ -1,6 +1,7 @@
 #include "api/untuned_recorder.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <string>
 
 #include "db/untuned_file.hpp"
 #include "tuner/error.hpp"
@@ -46,22 +48,35 @@ bool UntunedRecorder::record(const Problem& problem) {
   // this line glued onto it, losing both: start a line first. Under a lock, so that two recorders
   // do not both see the same unfinished last line. Not for long: the application's GEMM is
   // waiting, and without the lock the O_APPEND write is still whole.
-  for (int tries = 0; tries < 100 && ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-       ++tries) {
+  bool locked = false;
+  for (int tries = 0; tries < 100; ++tries) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      locked = true;
+      break;
+    }
+    if (errno != EWOULDBLOCK) break;
     ::usleep(10'000);
   }
   struct stat st {};
+  const bool sized = ::fstat(fd, &st) == 0;
   char last = '\n';
-  if (::fstat(fd, &st) == 0 && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) == 1 &&
-      last != '\n') {
+  if (sized && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n') {
     line.insert(line.begin(), '\n');
   }
   const ssize_t written = ::write(fd, line.data(), line.size());
   const int write_errno = errno;
-  ::close(fd);
   if (written != static_cast<ssize_t>(line.size())) {
-    GEMMTUNE_THROW("cannot append to untuned file {}: {}", path_, std::strerror(write_errno));
+    // A full disk, say. Not recorded: a later record of it (after set_path) tries again. A part
+    // of the line that did get written is cut off where no other recorder can have appended
+    // after it (under the lock), so that the file does not keep half a line.
+    if (written > 0 && locked && sized) (void)::ftruncate(fd, st.st_size);
+    ::close(fd);
+    recorded_.erase(problem);
+    GEMMTUNE_THROW("cannot append to untuned file {}: {}", path_,
+                   written < 0 ? std::string(std::strerror(write_errno))
+                               : fmt::format("{} of {} bytes written", written, line.size()));
   }
+  ::close(fd);
   return true;
 }
 

@@ -17,6 +17,7 @@ WorkspacePool::Lease::~Lease() {
 }
 
 WorkspacePool::Lease WorkspacePool::acquire(void* stream, std::size_t bytes) {
+  const void* identity = stream_ordered_ ? backend_.stream_identity(stream) : stream;
   const std::size_t used = used_.load(std::memory_order_acquire);
   for (std::size_t i = 0; i < used; ++i) {
     Slot& s = slots_[i];
@@ -24,7 +25,7 @@ WorkspacePool::Lease WorkspacePool::acquire(void* stream, std::size_t bytes) {
     if (b == nullptr || b->bytes() < bytes) continue;
     Lease lease;
     if (stream_ordered_) {
-      if (s.stream.load(std::memory_order_acquire) != stream) continue;
+      if (s.stream.load(std::memory_order_acquire) != identity) continue;
     } else {
       bool expected = false;
       if (s.busy.load(std::memory_order_relaxed) ||
@@ -38,10 +39,11 @@ WorkspacePool::Lease WorkspacePool::acquire(void* stream, std::size_t bytes) {
     lease.bytes_ = b->bytes();
     return lease;
   }
-  return acquire_slow(stream, bytes);
+  return acquire_slow(stream, identity, bytes);
 }
 
-WorkspacePool::Lease WorkspacePool::acquire_slow(void* stream, std::size_t bytes) {
+WorkspacePool::Lease WorkspacePool::acquire_slow(void* stream, const void* identity,
+                                                 std::size_t bytes) {
   // An allocation (or the free of an overflow lease) would fail the capture. A captured graph
   // keeps the workspace's address, and the pool frees none before it is destroyed.
   if (stream_ordered_ && backend_.capturing(stream)) return Lease{};
@@ -53,12 +55,12 @@ WorkspacePool::Lease WorkspacePool::acquire_slow(void* stream, std::size_t bytes
   Slot* slot = nullptr;
   if (stream_ordered_) {
     for (std::size_t i = 0; i < used; ++i) {
-      if (slots_[i].stream.load(std::memory_order_relaxed) == stream) slot = &slots_[i];
+      if (slots_[i].stream.load(std::memory_order_relaxed) == identity) slot = &slots_[i];
     }
   }
   if (slot == nullptr && used < kSlots) {
     slot = &slots_[used];
-    slot->stream.store(stream, std::memory_order_relaxed);
+    slot->stream.store(identity, std::memory_order_relaxed);
     if (!stream_ordered_) slot->busy.store(true, std::memory_order_relaxed);
     used_.store(used + 1, std::memory_order_release);
   } else if (slot == nullptr) {

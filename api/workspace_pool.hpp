@@ -2,7 +2,9 @@
 //
 // Two policies, because a workspace may be reused only once the work that used it is done:
 // - Stream-ordered backends (CUDA): one workspace per stream. Work on one stream runs in order,
-//   so every call on that stream may reuse it, from any thread.
+//   so every call on that stream may reuse it, from any thread. A stream is told apart by
+//   Backend::stream_identity, not by its handle: cudaStreamPerThread is one handle for a stream of
+//   each thread, and two threads' calls on it would otherwise share one workspace at once.
 // - Synchronous backends (the CPU: run returns when C is written): a call borrows a free
 //   workspace for its duration and gives it back.
 // The common case (a stream or a free slot already there) takes no lock and allocates nothing;
@@ -53,12 +55,12 @@ class WorkspacePool {
  private:
   static constexpr std::size_t kSlots = 64;
   struct Slot {
-    std::atomic<void*> stream{nullptr};
+    std::atomic<const void*> stream{nullptr};  // its Backend::stream_identity
     std::atomic<Buffer*> buffer{nullptr};
     std::atomic<bool> busy{false};
   };
 
-  Lease acquire_slow(void* stream, std::size_t bytes);
+  Lease acquire_slow(void* stream, const void* identity, std::size_t bytes);
 
   Backend& backend_;
   const bool stream_ordered_;

@@ -4,8 +4,8 @@
 // With --resolve it also rebuilds every entry's solution on this machine's backend, as an
 // application would dispatch it, and lists the entries that would fall back to Default and why.
 //
-// Exit: 0 usable here; 4 (validator mismatch) when a validator differs; 3 (bad input) when lines
-// had to be skipped.
+// Exit: 0 usable here; 4 (validator mismatch) when a validator differs; 5 (partial) when lines
+// had to be skipped (the rest is checked); 3 (bad input) when they were not, under --strict.
 #include <fmt/format.h>
 
 #include <optional>

@@ -3,6 +3,8 @@
 // validators, only solutions PyTorch understands).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <system_error>
 
@@ -72,15 +74,34 @@ ResultsTable select_table(const LoadedStore& loaded, std::size_t environment) {
   return loaded.tables.front();
 }
 
+// An input of nothing but bad lines (an untuned file given by mistake) is a failed conversion,
+// as in the plain mode: nothing is written.
+void require_something_read(const LoadedStore& loaded) {
+  const bool nothing_read =
+      std::all_of(loaded.tables.begin(), loaded.tables.end(),
+                  [](const ResultsTable& t) { return t.environment.empty() && t.entries.empty(); });
+  if (nothing_read && loaded.diagnostics.error_count() > 0) {
+    throw InputError(fmt::format("{}: no results could be read ({}); nothing was written",
+                                 loaded.path.string(), loaded.diagnostics.summary()));
+  }
+}
+
 void convert_for_pytorch(const DbConvertOptions& options) {
-  if (std::filesystem::path(options.output).extension() != ".csv") {
+  if (results_store_kind(options.output) != "csv") {
     throw InputError(fmt::format("{}: PyTorch reads CSV results files only", options.output));
   }
   const LoadedStore loaded = load_store(options.input, options.strict);
+  require_something_read(loaded);
   ResultsTable table = select_table(loaded, options.environment);
   Environment validators;
+  std::size_t skipped_lines = loaded.diagnostics.error_count();
   if (!options.for_pytorch.empty()) {
-    validators = select_table(load_store(options.for_pytorch, options.strict), 0).environment;
+    // Its validators are all that is taken from it: a bad line elsewhere in it costs nothing,
+    // but one among its validators would leave one out.
+    const LoadedStore reference = load_store(options.for_pytorch, options.strict);
+    require_something_read(reference);
+    validators = select_table(reference, 0).environment;
+    skipped_lines += reference.diagnostics.error_count();
   }
   const Environment given = environment_from_assignments(options.validators);
   for (const auto& [key, value] : given.entries()) validators.set(key, value);
@@ -102,6 +123,11 @@ void convert_for_pytorch(const DbConvertOptions& options) {
   open_results_store(options.output)->write(out);
   fmt::print("wrote {} entries for PyTorch to {} ({} left out), validators:\n{}",
              out.entries.size(), options.output, dropped, format_validators(out.environment));
+  if (skipped_lines > 0) {
+    throw ExitWith(ExitCode::Partial,
+                   fmt::format("{} bad input line(s) skipped (printed above); the rest was written",
+                               skipped_lines));
+  }
 }
 
 void run_db_convert(const DbConvertOptions& options) {
@@ -136,10 +162,17 @@ void setup_db_convert(CLI::App& db) {
                   "Convert only the N-th environment of a multi-environment database (1-based)")
       ->check(CLI::Validator(
           [](const std::string& text) -> std::string {
-            return text.find_first_not_of("0123456789") == std::string::npos &&
-                           text.find_first_not_of('0') != std::string::npos
+            if (text.find_first_not_of("0123456789") != std::string::npos ||
+                text.find_first_not_of('0') == std::string::npos) {
+              return "environments are numbered from 1";
+            }
+            // Not clamped to the largest number: "there is no environment 18446744073709551615"
+            // would name a number nobody gave.
+            std::size_t n = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+            return ec == std::errc() && end == text.data() + text.size()
                        ? std::string()
-                       : "environments are numbered from 1";
+                       : "environment " + text + " is out of range";
           },
           "N ≥ 1"));
   cmd->add_option(

@@ -12,6 +12,7 @@
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/results_view.hpp"
+#include "db/atomic_file.hpp"
 #include "db/merge.hpp"
 #include "db/results_store.hpp"
 #include "validator/compare.hpp"
@@ -30,7 +31,9 @@ struct DbMergeOptions {
 // `touch`) has no environment, and as the first source it would refuse every other one. It adds
 // nothing, and the output replaces it.
 // An input's bad lines are skipped (printed as it was read; the run ends partial, exit 5), but the
-// output's are not: it is rewritten, and the lines it could not read would be lost with it.
+// output's are not: it is rewritten, and the lines it could not read would be lost with it. So an
+// input of nothing but bad lines (an untuned file given by mistake) is no source either: its empty
+// environment would refuse the others, or become an environment of its own in a database.
 void add_tables(std::vector<MergeSource>& sources, const std::string& path,
                 std::vector<ResultsTable> tables, const Diagnostics& diagnostics, bool is_output) {
   if (is_output && diagnostics.error_count() > 0) {
@@ -43,7 +46,8 @@ void add_tables(std::vector<MergeSource>& sources, const std::string& path,
   // and `db convert --environment N` number them), so that a refusal says which.
   const bool several = tables.size() > 1;
   for (std::size_t i = 0; i < tables.size(); ++i) {
-    if (holds_nothing(tables[i], diagnostics)) continue;
+    const bool nothing_read = tables[i].environment.empty() && tables[i].entries.empty();
+    if (holds_nothing(tables[i], diagnostics) || (!is_output && nothing_read)) continue;
     sources.push_back(
         {several ? fmt::format("{} (environment {})", path, i + 1) : path, std::move(tables[i])});
   }
@@ -95,6 +99,7 @@ std::vector<std::vector<MergeSource>> by_environment(std::vector<MergeSource> so
 }
 
 void run_db_merge(const DbMergeOptions& options) {
+  check_can_write(options.output);  // before the inputs are read: a missing directory, say
   // The inputs are only read: what is appended to one meanwhile is not lost, just not merged.
   std::vector<MergeSource> inputs;
   std::size_t skipped_lines = 0;
@@ -108,7 +113,7 @@ void run_db_merge(const DbMergeOptions& options) {
   // environment's table (with --ignore-validators, all into the first environment's), and the
   // output's other environments are left as they are.
   const bool database = results_store_kind(options.output) == "sqlite";
-  if (database && inputs.empty()) {
+  if (inputs.empty()) {
     fmt::print("nothing to merge: the inputs hold no results; {} was left as it was\n",
                options.output);
     if (skipped_lines > 0) {

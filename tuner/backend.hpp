@@ -78,6 +78,10 @@ class Backend {
   // run: nothing may allocate, free, synchronize or time on the device then without failing the
   // capture, so the Context neither tunes nor grows a workspace. False where there are no graphs.
   virtual bool capturing(void* /*stream*/) const { return false; }
+  // Which stream a caller's `stream` handle names on the calling thread, as a key that tells
+  // streams apart: the handle itself, except where one handle names a different stream on each
+  // thread (CUDA's cudaStreamPerThread), whose work on two threads runs in no order.
+  virtual const void* stream_identity(void* stream) const { return stream; }
 
   // Memory that can still be allocated now (free device memory; available host memory on the
   // CPU). The tuner keeps its operands within part of it. Defaults to the total.

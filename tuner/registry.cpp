@@ -55,6 +55,11 @@ std::vector<std::unique_ptr<Solution>> Registry::enumerate(std::string_view back
       // of the others; the stand-in carries the error into the report as unsupported.
       out.push_back(std::make_unique<UnrunnableSolution>(
           fmt::format("{}{}", provider->name(), kEnumerationFailedSuffix), e.what()));
+    } catch (...) {
+      // An application's provider may throw anything; its failure is still its own.
+      out.push_back(std::make_unique<UnrunnableSolution>(
+          fmt::format("{}{}", provider->name(), kEnumerationFailedSuffix),
+          "threw an exception that is not a std::exception"));
     }
   }
   return out;

@@ -174,6 +174,9 @@ TuningReport Tuner::tune(const Problem& problem, const TuningProgress& progress)
     report.error = "out of host memory";
   } catch (const std::exception& e) {
     report.error = e.what();
+  } catch (...) {
+    // From an application's provider or solution outside the guarded candidate calls.
+    report.error = "an exception that is not a std::exception";
   }
   if (!report.error.empty()) report.winner.clear();
   report.elapsed_s =

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <utility>
 
@@ -21,7 +23,27 @@ Environment environment_from_assignments(const std::vector<std::string>& assignm
     if (key.find(',') != std::string::npos || text.find(',', eq) != std::string::npos) {
       throw InputError(fmt::format("--validator '{}' must not contain commas", text));
     }
-    env.set(key, text.substr(eq + 1));
+    const std::string value = text.substr(eq + 1);
+    // A line break would end the validator's line in the file and start a bad one; the reader
+    // trims spaces round a value, so one written with them would not read back as written.
+    for (const std::string* part : {&key, &value}) {
+      const bool control = std::any_of(part->begin(), part->end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      });
+      if (control) {
+        throw InputError(fmt::format(
+            "--validator '{}' must not contain line breaks, tabs or other control characters",
+            text));
+      }
+      const bool padded =
+          !part->empty() && (std::isspace(static_cast<unsigned char>(part->front())) != 0 ||
+                             std::isspace(static_cast<unsigned char>(part->back())) != 0);
+      if (padded) {
+        throw InputError(fmt::format(
+            "--validator '{}': the key and the value must not begin or end with spaces", text));
+      }
+    }
+    env.set(key, value);
   }
   return env;
 }

@@ -1,6 +1,8 @@
 #include "solutions/cuda/cuda_backend.hpp"
 
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -168,6 +170,18 @@ std::vector<double> CudaBackend::read_as_double(const Buffer& src, DType dtype,
   }
   synchronize();
   return cuda::widen_to_double(host.data(), dtype, elements);
+}
+
+const void* CudaBackend::stream_identity(void* stream) const {
+  // cudaStreamPerThread is one value for a stream of each thread; the legacy default stream (0)
+  // is one stream for every thread, whose work runs in order, and so is any created stream.
+  // A thread's key is never given to a later thread (whose stream is another, while the ended
+  // thread's work may still run), so it is not an address of the thread's, which could be reused:
+  // a number with the top bit set, which no handle (a user-space address) has.
+  if (static_cast<cudaStream_t>(stream) != cudaStreamPerThread) return stream;
+  static std::atomic<std::uint64_t> threads{0};
+  thread_local const std::uint64_t this_thread = threads.fetch_add(1) | (std::uint64_t{1} << 63);
+  return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(this_thread));
 }
 
 bool CudaBackend::capturing(void* stream) const {

@@ -32,6 +32,7 @@ class CudaBackend final : public Backend {
   Environment versions() const override;
   void* stream() const override { return stream_.get(); }
   bool capturing(void* stream) const override;
+  const void* stream_identity(void* stream) const override;
   // Free device memory now (cudaMemGetInfo): an application or another process may hold much of
   // it, and the tuner plans its operands within what is left.
   std::size_t available_memory_bytes() const override;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "device_test.hpp"
 #include "solutions/cuda/cuda_backend.hpp"
@@ -113,6 +114,33 @@ TEST_F(CudaBackendTest, RandomFillIsNonZeroBoundedAndReproducible) {
     backend_->fill_random(*buffer, d, n, 43);
     EXPECT_NE(backend_->read_as_double(*buffer, d, n), values);
   }
+}
+
+// The Context keeps a workspace per stream by this identity: cudaStreamPerThread names a stream
+// of each thread (two threads' work on it runs in no order, so they must not share one), while
+// the legacy default stream and a created stream are one stream for every thread.
+TEST_F(CudaBackendTest, StreamIdentityTellsPerThreadStreamsApart) {
+  void* per_thread = static_cast<void*>(cudaStreamPerThread);
+  void* created = backend_->stream();
+  const void* here = backend_->stream_identity(per_thread);
+  const void *there = nullptr, *there_again = nullptr, *legacy_there = nullptr,
+             *created_there = nullptr;
+  std::thread([&] {
+    there = backend_->stream_identity(per_thread);
+    there_again = backend_->stream_identity(per_thread);
+    legacy_there = backend_->stream_identity(nullptr);
+    created_there = backend_->stream_identity(created);
+  }).join();
+  EXPECT_NE(here, there);
+  EXPECT_EQ(there, there_again);
+  EXPECT_EQ(backend_->stream_identity(per_thread), here);
+  EXPECT_NE(here, per_thread);
+  EXPECT_EQ(legacy_there, nullptr);
+  EXPECT_EQ(created_there, created);
+  // A thread that starts after another ended does not get its identity.
+  const void* later = nullptr;
+  std::thread([&] { later = backend_->stream_identity(per_thread); }).join();
+  EXPECT_NE(later, there);
 }
 
 TEST_F(CudaBackendTest, FillBytesAndCopy) {

@@ -126,6 +126,15 @@ TEST(CApi, InvalidCallsAndSettingsAreInvalidArguments) {
   ctx = nullptr;
   EXPECT_EQ(gemmtune_create_with_options(&o, &ctx), GEMMTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(ctx, nullptr);
+
+  // A misspelt backend is a bad setting, not a backend that is not there.
+  gemmtune_options misspelt;
+  gemmtune_options_init(&misspelt);
+  misspelt.backend = "gpu";
+  EXPECT_EQ(gemmtune_create_with_options(&misspelt, &ctx), GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmtune_last_error()).find("unknown backend 'gpu'"), std::string::npos)
+      << gemmtune_last_error();
+  EXPECT_EQ(ctx, nullptr);
 }
 
 // fp8 ScaledGemm from C: its scales reach the solution, and missing ones are refused.
@@ -144,14 +153,14 @@ TEST(CApi, ScaledGemmTakesItsScales) {
   const std::vector<std::uint8_t> a(32 * 16, 0x38), b(32 * 8, 0x38);  // e4m3 1.0
   std::vector<std::uint16_t> c(16 * 8, 0);
   const float scale_a = 2.f, scale_b = 0.5f;
-  ASSERT_EQ(gemmtune_scaled_gemm(ctx, &p, a.data(), b.data(), c.data(), &scale_a, &scale_b,
-                                 nullptr, nullptr, 0, 1.0, 0.0, nullptr),
+  ASSERT_EQ(gemmtune_scaled_gemm(ctx, &p, a.data(), b.data(), c.data(), &scale_a, &scale_b, nullptr,
+                                 nullptr, 0, 1.0, 0.0, nullptr),
             GEMMTUNE_SUCCESS)
       << gemmtune_last_error();
   EXPECT_EQ(c[0], 0x4200);  // bf16 32 = k · 1 · 1 · 2 · 0.5
   EXPECT_EQ(c[16 * 8 - 1], 0x4200);
-  EXPECT_EQ(gemmtune_scaled_gemm(ctx, &p, a.data(), b.data(), c.data(), &scale_a, nullptr,
-                                 nullptr, nullptr, 0, 1.0, 0.0, nullptr),
+  EXPECT_EQ(gemmtune_scaled_gemm(ctx, &p, a.data(), b.data(), c.data(), &scale_a, nullptr, nullptr,
+                                 nullptr, 0, 1.0, 0.0, nullptr),
             GEMMTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(gemmtune_last_error()).find("scales"), std::string::npos);
   gemmtune_destroy(ctx);

@@ -70,6 +70,34 @@ TEST(LogSink, MayCallBackIntoTheContextThatLogs) {
   EXPECT_EQ(lines_containing(dir / "copy.csv", g.problem.params_signature()), 1u);
 }
 
+// A sink that answers "tuning X" by running X itself: the thread that logs it is the one tuning
+// X, so waiting for that tuning would be waiting for itself. That call runs Default; the tuning
+// goes on and ends.
+TEST(LogSink, ASinkThatRunsTheProblemBeingTunedGetsDefault) {
+  TempDir dir;
+  Counts counts;
+  Log log;
+  Context* context = nullptr;
+  FloatGemm g(48, 40, 32);
+  FloatGemm inner(48, 40, 32);
+  RunStatus inner_status = RunStatus::failure("not run");
+  Options o = test_options(dir, counts, log);
+  o.tuning = true;
+  o.verbose = true;
+  o.log = [&, sink = log.sink()](std::string_view message) {
+    sink(message);
+    if (context != nullptr && message.rfind("tuning GemmTunableOp_float_NN", 0) == 0) {
+      inner_status = inner.run(*context);
+    }
+  };
+  Context ctx(o);
+  context = &ctx;
+  finishes_within(std::chrono::seconds(60), [&] { ASSERT_TRUE(g.run(ctx).ok); });
+  EXPECT_TRUE(inner_status.ok) << inner_status.error;
+  EXPECT_LT(inner.max_error(), 1e-4);
+  EXPECT_EQ(ctx.lookup(g.problem).source, Source::Tuned) << log.all();
+}
+
 TEST(LogSink, AMessageLoggedUnderALockWaitsForTheLastLockToGo) {
   std::vector<std::string> sent;
   const api::LogEmitter emit = [&](std::string_view m) { sent.emplace_back(m); };

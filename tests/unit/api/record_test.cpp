@@ -2,10 +2,15 @@
 // Contexts sharing the file; tuned problems are not recorded.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
+#include <csignal>
 #include <thread>
 
+#include "api/untuned_recorder.hpp"
 #include "db/untuned_file.hpp"
 #include "tests/unit/api/api_test_util.hpp"
+#include "tuner/error.hpp"
 
 namespace gemmtune::testing {
 namespace {
@@ -17,6 +22,45 @@ std::vector<std::string> lines_of(const std::filesystem::path& file) {
     if (!line.empty()) out.push_back(line);
   }
   return out;
+}
+
+// A line the disk did not take whole is not recorded: the part that was written is cut off, and a
+// later record of the problem tries again (it had counted as recorded, and was never written).
+// A file size limit (RLIMIT_FSIZE) a few bytes past the file's end stands in for a full disk.
+TEST(Record, ALineTheDiskTookPartOfIsUndoneAndTriedAgain) {
+  TempDir dir;
+  const std::filesystem::path file = dir / "untuned.csv";
+  const std::string before = "GemmTunableOp_float_NN,nn_4_4_4_ld_4_4_4\n";
+  write_text(file, before);
+  api::UntunedRecorder recorder;
+  recorder.set_path(file.string());
+  const Problem p =
+      Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 8, 8, 8);
+
+  rlimit limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &limit), 0);
+  const rlimit saved = limit;
+  limit.rlim_cur = before.size() + 5;
+  const auto saved_handler = std::signal(SIGXFSZ, SIG_IGN);  // the write fails with EFBIG instead
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limit), 0);
+  std::vector<std::string> errors;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      recorder.record(p);
+      errors.push_back("recorded");
+    } catch (const gemmtune::Error& e) {
+      errors.push_back(e.what());
+    }
+  }
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, saved_handler);
+  for (const auto& error : errors) {
+    EXPECT_NE(error.find("cannot append to untuned file"), std::string::npos) << error;
+  }
+  EXPECT_NE(errors.front().find("5 of"), std::string::npos) << errors.front();
+  EXPECT_EQ(read_text(file), before) << "half a line was left";
+  EXPECT_TRUE(recorder.record(p)) << "not tried again once the disk takes it";
+  EXPECT_EQ(lines_of(file).size(), 2u) << read_text(file);
 }
 
 TEST(Record, DedupesWithinAndAcrossContexts) {

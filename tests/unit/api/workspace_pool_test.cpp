@@ -3,6 +3,8 @@
 // stream already has is still leased.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "../engine/fake_backend.hpp"
 #include "api/workspace_pool.hpp"
 
@@ -42,6 +44,31 @@ TEST(WorkspacePool, NothingAllocatedForAStreamBeingCaptured) {
   backend.captured_stream = nullptr;
   EXPECT_NE(pool.acquire(stream(2), 1000).data(), nullptr);
   EXPECT_EQ(backend.allocations, 2);
+}
+
+// One handle for a stream of each thread (cudaStreamPerThread): each thread's calls get a
+// workspace of their own, since the two streams' work runs in no order; a thread's later calls
+// reuse its own.
+TEST(WorkspacePool, APerThreadStreamHandleGetsOnePerThread) {
+  testing::FakeBackend backend;
+  backend.per_thread_stream = stream(2);
+  WorkspacePool pool(backend, true);
+  const void* here = pool.acquire(stream(2), 1000).data();
+  const void* there = nullptr;
+  const void* there_again = nullptr;
+  std::thread([&] {
+    there = pool.acquire(stream(2), 1000).data();
+    there_again = pool.acquire(stream(2), 1000).data();
+  }).join();
+  ASSERT_NE(here, nullptr);
+  EXPECT_NE(there, here);
+  EXPECT_EQ(there_again, there);
+  EXPECT_EQ(pool.acquire(stream(2), 1000).data(), here);
+  // Another handle is one stream for every thread.
+  const void* shared = pool.acquire(stream(3), 1000).data();
+  const void* shared_there = nullptr;
+  std::thread([&] { shared_there = pool.acquire(stream(3), 1000).data(); }).join();
+  EXPECT_EQ(shared_there, shared);
 }
 
 }  // namespace

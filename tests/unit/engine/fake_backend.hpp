@@ -63,6 +63,10 @@ class FakeBackend final : public Backend {
   Environment versions() const override { return {{"FAKE_VERSION", "1"}}; }
   void* stream() const override { return nullptr; }
   bool capturing(void* stream) const override { return stream == captured_stream; }
+  const void* stream_identity(void* stream) const override {
+    thread_local const char this_threads_stream = 0;
+    return stream != nullptr && stream == per_thread_stream ? &this_threads_stream : stream;
+  }
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override {
     ++allocations;
     allocated_bytes += bytes;
@@ -106,6 +110,8 @@ class FakeBackend final : public Backend {
   int allocations = 0;
   std::size_t allocated_bytes = 0;
   void* captured_stream = nullptr;  // capturing() is true for this stream (if not null)
+  // A handle that names a stream of each thread, as cudaStreamPerThread does (if not null).
+  void* per_thread_stream = nullptr;
 
  private:
   DeviceProperties properties_;

@@ -23,6 +23,15 @@ TEST(PytorchValidators, BadAssignmentIsNamed) {
   }
 }
 
+// A line break would split the validator's line in the written file; spaces round a value would
+// not read back (the reader trims them).
+TEST(PytorchValidators, AssignmentsThatWouldNotReadBackAreRefused) {
+  for (const char* bad : {"X=a\nb", "X=a\rb", "X=a\tb", "X=a ", "X= a", " X=a", "X =a"}) {
+    EXPECT_THROW(environment_from_assignments({bad}), InputError) << bad;
+  }
+  EXPECT_EQ(environment_from_assignments({"X=a b"}).get("X"), "a b");
+}
+
 constexpr const char* kCublaslt =
     "Gemm_Cublaslt_id_66_tile_20_stages_8_splitk_1_red_0_swizzle_0_custom_0_inner_0_cluster_0";
 
