@@ -17,6 +17,7 @@
 #include "cli/config_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/number_checks.hpp"
+#include "cli/same_file_checks.hpp"
 #include "cli/text_table.hpp"
 #include "cli/tuning_options.hpp"
 #include "db/atomic_file.hpp"
@@ -155,16 +156,13 @@ void run_bench_command(BenchCliOptions& cli) {
     check_can_write(csv_sidecar_path(cli.output_csv));
   }
   if (!cli.output_jsonl.empty()) check_can_write(cli.output_jsonl);
-  if (!cli.output_csv.empty() && !cli.output_jsonl.empty()) {
-    const std::filesystem::path csv = std::filesystem::absolute(cli.output_csv).lexically_normal();
-    if (csv == std::filesystem::absolute(cli.output_jsonl).lexically_normal() ||
-        csv_sidecar_path(csv) == std::filesystem::absolute(cli.output_jsonl).lexically_normal()) {
-      throw InputError(
-          fmt::format("--output-csv {} and --output-jsonl {} name the same file: one "
-                      "would replace the other",
-                      cli.output_csv, cli.output_jsonl));
-    }
-  }
+  // Nor may a report replace another, the workload or the results file it reads.
+  refuse_outputs_over_others(
+      {{"--output-csv", cli.output_csv},
+       {"--output-csv's run record",
+        cli.output_csv.empty() ? std::string() : csv_sidecar_path(cli.output_csv).string()},
+       {"--output-jsonl", cli.output_jsonl}},
+      {{"the workload", cli.workload}, {"--results", cli.results_file}});
   WorkloadOverrides overrides;
   overrides.dtypes = cli.dtypes;
   if (cli.iterations > 0) overrides.iterations = cli.iterations;

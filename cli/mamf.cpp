@@ -23,6 +23,7 @@
 #include "cli/config_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/number_checks.hpp"
+#include "cli/same_file_checks.hpp"
 #include "cli/value_checks.hpp"
 #include "drivers/mamf/mamf_report.hpp"
 #include "drivers/mamf/mamf_run.hpp"
@@ -187,6 +188,10 @@ void run_mamf_command(MamfCliOptions& cli, const std::string& command_line) {
   o.device_spec = cli.config.device_spec();
   o.config = cli.config.text();
 
+  // Before the report file is opened (truncated): it must not be a file the run reads or stores
+  // into. The store and --results may be one file: the run appends to what it reads.
+  refuse_outputs_over_others({{"--output_file", o.output_file}, {"--plot", o.plot_file}},
+                             {{"--results", o.results_file}, {"--db", o.store_file}});
   MamfConsole console(o.output_file, o.verbose);
   g_interrupts.store(0);
   struct sigaction action {};

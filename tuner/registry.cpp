@@ -45,7 +45,7 @@ std::vector<std::unique_ptr<Solution>> Registry::enumerate(std::string_view back
     try {
       if (options.searches(provider->name())) {
         for (auto& s : provider->enumerate(problem, options)) out.push_back(std::move(s));
-      } else if (auto reference = provider->from_name(problem, kDefaultSolutionName)) {
+      } else if (auto reference = provider->reference(problem, options)) {
         out.push_back(std::move(reference));
       }
     } catch (const DeviceError&) {

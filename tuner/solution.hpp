@@ -91,6 +91,11 @@ class SolutionProvider {
                                                            const SearchOptions& options) = 0;
   // Rebuilds a solution from a stored name, or nullptr when the name is not this provider's.
   virtual std::unique_ptr<Solution> from_name(const Problem& problem, std::string_view name) = 0;
+  // Its `Default` for a tuning that does not search this provider (SearchOptions::providers):
+  // the reference, under the search's limits. By default, from_name's.
+  virtual std::unique_ptr<Solution> reference(const Problem& problem, const SearchOptions&) {
+    return from_name(problem, kDefaultSolutionName);
+  }
 };
 
 }  // namespace gemmtune

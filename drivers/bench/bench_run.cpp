@@ -13,6 +13,7 @@
 #include "drivers/bench/pair_measure.hpp"
 #include "drivers/solution_resolver.hpp"
 #include "tuner/error.hpp"
+#include "validator/compare.hpp"
 
 namespace gemmtune::bench {
 namespace {
@@ -192,12 +193,16 @@ TunedSolutions load_tuned_solutions(const std::string& file, const Environment& 
   // Opening a .db that is not there would create it, empty: a misspelt name must be an error.
   require_regular_file("--results " + file, file);
   auto tables = open_results_store(file)->load();
-  // This environment's table first, so that its entries win.
-  std::stable_sort(tables.begin(), tables.end(), [&](const ResultsTable& a, const ResultsTable& b) {
-    return (a.environment == environment) > (b.environment == environment);
-  });
+  // Measured here: no validator both sides have differs (a file with fewer keys, as a PyTorch
+  // file has, is still this environment's), as mamf judges it.
+  const auto here = [&](const ResultsTable& t) {
+    return compare_environments(t.environment, environment).matches();
+  };
+  // This environment's tables first, so that their entries win.
+  std::stable_sort(tables.begin(), tables.end(),
+                   [&](const ResultsTable& a, const ResultsTable& b) { return here(a) > here(b); });
   for (const auto& table : tables) {
-    out.this_environment = out.this_environment || table.environment == environment;
+    out.this_environment = out.this_environment || here(table);
     for (const auto& e : table.entries) {
       out.by_signature.emplace(std::make_pair(e.op_signature, e.params_signature), e.solution);
     }

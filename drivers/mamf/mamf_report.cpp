@@ -79,15 +79,21 @@ std::string format_tuned_line(const ShapeResult& t, const ShapeResult& baseline,
 
 std::string format_elapsed(double seconds) {
   const auto total = static_cast<long long>(std::floor(std::max(seconds, 0.0)));
-  return fmt::format("{}:{:02}:{:02}", total / 3600, (total / 60) % 60, total % 60);
+  const long long days = total / 86400;
+  // As Python's str(timedelta): "1 day, 1:00:00" past 24 hours.
+  const std::string day_part =
+      days == 0 ? std::string() : fmt::format("{} day{}, ", days, days == 1 ? "" : "s");
+  return fmt::format("{}{}:{:02}:{:02}", day_part, (total / 3600) % 24, (total / 60) % 60,
+                     total % 60);
 }
 
 std::string format_summary(const SummaryInfo& info) {
   const SweepSummary& b = *info.baseline;
   std::string out = "\n\n";
   if (info.interrupted) {
-    out += fmt::format("Interrupted: {} of {} shapes were measured\n\n", b.shapes(),
-                       info.planned_shapes);
+    out += fmt::format("Interrupted: {} of {} shapes were measured{}\n\n", b.shapes(),
+                       info.planned_shapes,
+                       info.sustained_cut ? ", and the sustained run was cut short" : "");
   }
   out += fmt::format("Tried {} shapes => the best outcomes were:\n", b.shapes());
   if (b.shapes() == 0) {

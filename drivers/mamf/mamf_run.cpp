@@ -377,13 +377,20 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
         std::vector<CandidateReport> candidates{
             candidate(base, best_here.solution == base.solution)};
         if (best_here.solution != base.solution) candidates.push_back(candidate(best_here, true));
-        store->append(environment,
-                      {problem.op_signature(),
-                       problem.params_signature(),
-                       best_here.solution,
-                       best_here.stats.median_ms,
-                       {}},
-                      candidates);
+        try {
+          store->append(environment,
+                        {problem.op_signature(),
+                         problem.params_signature(),
+                         best_here.solution,
+                         best_here.stats.median_ms,
+                         {}},
+                        candidates);
+        } catch (const std::exception& e) {
+          // Measured and reported all the same: only the store lacks it.
+          result.notes.push_back(fmt::format("{}: measured, but not stored in {}: {}", shape.text(),
+                                             o.store_file, e.what()));
+          observer.warning(result.notes.back());
+        }
       }
     } catch (const DeviceError& e) {
       result.notes.push_back(
@@ -412,6 +419,8 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   const SweepSummary& best_series =
       result.has_tuned && result.tuned.best().mean > result.baseline.best().mean ? result.tuned
                                                                                  : result.baseline;
+  // A stop before the window or within it cuts the run short as a stop within the sweep does.
+  bool sustained_cut = o.sustained_seconds > 0 && best_series.shapes() > 0 && g_stop.load();
   if (o.sustained_seconds > 0 && best_series.shapes() > 0 && !g_stop.load()) {
     const Shape shape = best_series.best_mean_shape();
     std::string solution_name;
@@ -439,14 +448,18 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
       total_ms += ms;
       iterations += m.stats.iterations;
     }
+    sustained_cut = g_stop.load() && seconds_since(held_since) < o.sustained_seconds;
     if (total_ms > 0) {
       s.seconds = seconds_since(held_since);
       s.tflops = problem.flops() * iterations / (total_ms * 1e-3) / 1e12;
       result.sustained = s;
     }
   }
-  if (g_stop.load())
-    result.interrupted = result.interrupted || result.baseline.shapes() < result.planned_shapes;
+  if (g_stop.load()) {
+    result.sustained_cut = sustained_cut;
+    result.interrupted =
+        result.interrupted || result.baseline.shapes() < result.planned_shapes || sustained_cut;
+  }
 
   result.elapsed_seconds = seconds_since(started);
   SummaryInfo summary;
@@ -459,6 +472,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   summary.sustained = result.sustained;
   summary.warmup = result.warmup;
   summary.interrupted = result.interrupted;
+  summary.sustained_cut = result.sustained_cut;
   summary.planned_shapes = result.planned_shapes;
   summary.notes = result.notes;
   summary.elapsed_seconds = result.elapsed_seconds;

@@ -135,4 +135,11 @@ std::unique_ptr<Solution> CublasProvider::from_name(const Problem& problem, std:
   return make_default_solution(problem);
 }
 
+std::unique_ptr<Solution> CublasProvider::reference(const Problem& problem,
+                                                    const SearchOptions& options) {
+  // As enumerate's: under the tuning's workspace limit (`--providers cublaslt
+  // --workspace-mb 4` still has a reference).
+  return make_default_solution(problem, options.max_workspace_bytes);
+}
+
 }  // namespace gemmtune::cuda

@@ -30,6 +30,8 @@ class CublasProvider final : public SolutionProvider {
   std::vector<std::unique_ptr<Solution>> enumerate(const Problem& problem,
                                                    const SearchOptions& options) override;
   std::unique_ptr<Solution> from_name(const Problem& problem, std::string_view name) override;
+  std::unique_ptr<Solution> reference(const Problem& problem,
+                                      const SearchOptions& options) override;
 };
 
 }  // namespace gemmtune::cuda

@@ -52,7 +52,8 @@ class GemmThenBias final : public Solution {
     const auto s = static_cast<cudaStream_t>(stream);
     const ScopedDevice device(device_of(s));
     const cudaError_t e =
-        launch_add_bias(*add_type_, ops.c, problem_.ldc, ops.bias, problem_.m, problem_.n, s);
+        launch_add_bias(*add_type_, ops.c, problem_.blas_ldc(), ops.bias, problem_.m, problem_.n,
+                        s);  // blas_ldc: PyTorch records ldc = 1 for n = 1
     if (e != cudaSuccess) {
       return RunStatus::failure(call_failed_message("the bias kernel's launch", e));
     }

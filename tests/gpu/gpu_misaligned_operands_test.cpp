@@ -91,6 +91,17 @@ TEST_F(MisalignedOperands, GemmAndBiasDefaultRunsWhatItsAlgorithmRefuses) {
   }
 }
 
+// A matrix-vector GemmAndBias as PyTorch records it (n = 1, ldc = 1) whose algorithm refuses the
+// bias: Default's GEMM then bias takes C's columns m apart, as cuBLAS does (the bias kernel had
+// been given ldc = 1, refused it after the GEMM had written C, and the call failed).
+TEST_F(MisalignedOperands, GemmAndBiasDefaultTakesLdcOneAtNOne) {
+  Problem p =
+      Problem::make(OpKind::GemmAndBias, DType::BFloat16, Transpose::T, Transpose::N, 264, 1, 128);
+  p.ldc = 1;
+  ASSERT_FALSE(p.invalid_reason()) << *p.invalid_reason();
+  check_default_and_candidates(p, Shift{"bias", 2});
+}
+
 // fp8 operands one byte past a 16-byte boundary (a slice of an fp8 tensor) and scales at 4 bytes:
 // cuBLASLt turns such calls down, and fp8 has no cublasGemmEx; Default runs them through
 // gemmtune's fp8 kernel, for every output type, row-wise scales and a bias.

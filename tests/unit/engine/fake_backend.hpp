@@ -189,6 +189,12 @@ class FakeProvider final : public SolutionProvider {
     }
     return nullptr;
   }
+  std::unique_ptr<Solution> reference(const Problem& p, const SearchOptions& options) override {
+    reference_workspace_bytes = options.max_workspace_bytes;
+    return from_name(p, kDefaultSolutionName);
+  }
+
+  std::size_t reference_workspace_bytes = 0;  // the limit the last reference() was asked under
 
  private:
   FakeClock& clock_;

@@ -514,11 +514,14 @@ TEST_F(TunerFixture, ProvidersLimitTheSearchButDefaultAlwaysRuns) {
   other->add("Faster", 0.5);
   registry.add(other);
   options.search.providers = {"other"};
+  options.search.max_workspace_bytes = 4u << 20;
   TuningReport r = tune();
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.winner, "Faster");
   ASSERT_EQ(r.candidates.size(), 2u);  // Default (from "fake") and Faster; not Fast
   find(r, "Default");
+  // Asked for under the search's limits (cuBLAS's Default under the workspace limit).
+  EXPECT_EQ(provider->reference_workspace_bytes, 4u << 20);
   options.search.providers = {"fake"};
   r = tune();
   EXPECT_EQ(r.winner, "Fast");

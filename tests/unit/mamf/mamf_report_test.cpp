@@ -175,6 +175,9 @@ TEST(MamfReport, ElapsedLikePythonsTimedelta) {
   EXPECT_EQ(format_elapsed(0.4), "0:00:00");
   EXPECT_EQ(format_elapsed(37.9), "0:00:37");
   EXPECT_EQ(format_elapsed(3723), "1:02:03");
+  EXPECT_EQ(format_elapsed(86399), "23:59:59");
+  EXPECT_EQ(format_elapsed(90000), "1 day, 1:00:00");  // as Python's str(timedelta)
+  EXPECT_EQ(format_elapsed(2 * 86400 + 61), "2 days, 0:01:01");
 }
 
 }  // namespace

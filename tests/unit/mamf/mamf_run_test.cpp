@@ -177,6 +177,28 @@ TEST(MamfRun, StopRequestEndsTheSweepWithASummary) {
   EXPECT_NE(c.out.find("Tried 2 shapes"), std::string::npos);
 }
 
+// A stop within --sustained's window cuts the run short as a stop within the sweep does: it had
+// ended "ok", exit 0, with a shorter window than asked for and nothing said.
+TEST(MamfRun, AStopWithinTheSustainedWindowIsAnInterruption) {
+  MamfOptions o = small();
+  o.sustained_seconds = 30;
+  class StopWhenSustained final : public MamfObserver {
+   public:
+    void text(std::string_view t) override { out += t; }
+    void progress(const MamfProgress& p) override {
+      if (p.phase == "sustained") request_mamf_stop();
+    }
+    std::string out;
+  } c;
+  const MamfResult r = run_mamf(o, c, "gemmtune mamf --sustained 30");
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(r.baseline.shapes(), 3);
+  EXPECT_NE(c.out.find("Interrupted: 3 of 3 shapes were measured, and the sustained run was cut "
+                       "short"),
+            std::string::npos)
+      << c.out;
+}
+
 TEST(MamfRun, BadOptionsFailBeforeMeasuring) {
   MamfOptions o = small();
   o.m = {"m", {}, {0, 10}};
