@@ -13,15 +13,13 @@ std::string describe(const MamfOptions& o) {
   return fmt::format(
       "m={}\nn={}\nk={}\ndtype={}\nbackend={}\ndevice={}\nnum_iterations={}\n"
       "num_warmup_iterations={}\ncache={}\nseed={}\nmax_warmup_seconds={}\ntuned={}\n"
-      "results={}\nmax_finalists={}\nconfirmation_contenders={}\nnumerical_check={}\nsustained={}"
-      "\nmonitor_interval_ms={}\n"
+      "results={}\nmax_finalists={}\nconfirmation_contenders={}\nnumerical_check={}\nsustained={}\nmonitor_interval_ms={}\n"
       "peak_tflops={}\n"
       "device_spec={}\nstore={}\nplot={}\noutput_file={}\n{}",
-      dim(o.m), dim(o.n), dim(o.k), info(o.dtype).cli_name, to_string(o.backend), o.device,
-      o.bench.iterations, o.bench.warmup_iterations, o.bench.rotate ? "rotate" : "flush",
-      o.bench.seed, o.warmup.max_seconds, o.tuned, o.results_file, o.tuner.timing.max_finalists,
-      o.tuner.timing.confirmation_contenders, to_string(o.tuner.check), o.sustained_seconds,
-      o.monitor_interval_ms,
+      dim(o.m), dim(o.n), dim(o.k), info(o.dtype).cli_name, to_string(o.backend), o.device, o.bench.iterations,
+      o.bench.warmup_iterations, o.bench.rotate ? "rotate" : "flush", o.bench.seed,
+      o.warmup.max_seconds, o.tuned, o.results_file, o.tuner.timing.max_finalists,
+      o.tuner.timing.confirmation_contenders, to_string(o.tuner.check), o.sustained_seconds, o.monitor_interval_ms,
       o.peak_tflops ? fmt::format("{}", *o.peak_tflops) : std::string("from the device spec"),
       o.device_spec ? fmt::format("{} ({})", o.device_spec->name, o.device_spec->origin)
                     : std::string("none"),

@@ -17,14 +17,14 @@
 namespace gemmtune::mamf {
 
 struct HeaderInfo {
-  std::string started_at;  // local time, "2026-11-21 10:55:06"
+  std::string started_at;    // local time, "2026-11-21 10:55:06"
   std::string command_line;
   std::string dtype;
-  std::string platform;  // uname: sysname nodename release version machine
+  std::string platform;      // uname: sysname nodename release version machine
   std::string device;
   std::vector<std::pair<std::string, std::string>> versions;
   std::vector<std::string> measurement;  // how it measures, one item per line
-  std::string configuration;             // the effective configuration (TOML); empty: no section
+  std::string configuration;  // the effective configuration (TOML); empty: no section
   std::string notes;
 };
 
@@ -42,10 +42,10 @@ std::string format_tuned_line(const ShapeResult& tuned, const ShapeResult& basel
 struct SustainedResult {
   Shape shape;
   std::string solution;
-  double seconds = 0;  // device time covered
-  double tflops = 0;   // over the whole window
+  double seconds = 0;        // device time covered
+  double tflops = 0;         // over the whole window
   double slowest_window_tflops = 0;
-  double burst_tflops = 0;  // the shape's mean TFLOPS in the sweep
+  double burst_tflops = 0;   // the shape's mean TFLOPS in the sweep
 };
 
 struct Efficiency {

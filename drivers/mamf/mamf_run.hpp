@@ -32,8 +32,8 @@ struct MamfProgress {
   int index = 0;      // 0-based shape index
   int total = 0;
   Shape shape;
-  double flops_done = 0;     // summed FLOPs per iteration of the shapes finished
-  double flops_total = 0;    // ... of every shape
+  double flops_done = 0;   // summed FLOPs per iteration of the shapes finished
+  double flops_total = 0;  // ... of every shape
   double sweep_seconds = 0;  // wall time since the sweep (after warm-up) began
   double best_mean_tflops = 0;
   std::string best_shape;

@@ -5,9 +5,7 @@
 namespace gemmtune::mamf {
 namespace {
 
-double tflops_at(double flops, double ms) {
-  return ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0;
-}
+double tflops_at(double flops, double ms) { return ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0; }
 
 }  // namespace
 

@@ -54,13 +54,10 @@ TEST(ClockWarmup, LoopStopsWhenSettledAndReportsWindows) {
   std::atomic<bool> stop{false};
   std::vector<double> values{100, 200, 300, 300, 300, 300};
   std::size_t next = 0;
-  const WarmupResult r = warm_up(
-      o,
-      [&](double ms) {
-        EXPECT_EQ(ms, o.window_ms);
-        return values.at(next++);
-      },
-      stop);
+  const WarmupResult r = warm_up(o, [&](double ms) {
+    EXPECT_EQ(ms, o.window_ms);
+    return values.at(next++);
+  }, stop);
   EXPECT_TRUE(r.settled);
   EXPECT_EQ(r.windows, 5);
   EXPECT_EQ(r.last_tflops, 300);
@@ -72,14 +69,11 @@ TEST(ClockWarmup, ZeroSecondsSkipsAndStopInterrupts) {
   o.max_seconds = 0;
   std::atomic<bool> stop{false};
   int calls = 0;
-  EXPECT_TRUE(warm_up(
-                  o, [&](double) { return ++calls, 1.0; }, stop)
-                  .skipped);
+  EXPECT_TRUE(warm_up(o, [&](double) { return ++calls, 1.0; }, stop).skipped);
   EXPECT_EQ(calls, 0);
   o.max_seconds = 30;
   stop = true;
-  const WarmupResult r = warm_up(
-      o, [&](double) { return ++calls, 1.0; }, stop);
+  const WarmupResult r = warm_up(o, [&](double) { return ++calls, 1.0; }, stop);
   EXPECT_TRUE(r.interrupted);
   EXPECT_EQ(calls, 0);
 }
@@ -89,13 +83,10 @@ TEST(ClockWarmup, GivesUpUnsettledAtTheTimeLimit) {
   o.max_seconds = 0.05;
   std::atomic<bool> stop{false};
   double v = 1;
-  const WarmupResult r = warm_up(
-      o,
-      [&](double) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        return v *= 1.5;  // never settles
-      },
-      stop);
+  const WarmupResult r = warm_up(o, [&](double) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return v *= 1.5;  // never settles
+  }, stop);
   EXPECT_FALSE(r.settled);
   EXPECT_GE(r.seconds, 0.05);
 }

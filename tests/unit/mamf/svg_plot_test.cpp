@@ -16,8 +16,7 @@ namespace {
   std::vector<std::string> open;
   int roots = 0;
   std::size_t i = 0;
-  const std::regex attrs(
-      R"((\s+[A-Za-z_:][-A-Za-z0-9_:.]*="[^"<&]*(&(amp|lt|gt|quot|apos);[^"<&]*)*")*\s*/?)");
+  const std::regex attrs(R"((\s+[A-Za-z_:][-A-Za-z0-9_:.]*="[^"<&]*(&(amp|lt|gt|quot|apos);[^"<&]*)*")*\s*/?)");
   while (i < xml.size()) {
     if (xml[i] == '<') {
       const auto end = xml.find('>', i);
@@ -35,8 +34,7 @@ namespace {
       const auto name_end = tag.find_first_of(" \t\n/");
       const std::string name = tag.substr(0, name_end);
       const std::string rest = name_end == std::string::npos ? "" : tag.substr(name_end);
-      if (!std::regex_match(rest, attrs))
-        return ::testing::AssertionFailure() << "bad attributes: <" << tag << ">";
+      if (!std::regex_match(rest, attrs)) return ::testing::AssertionFailure() << "bad attributes: <" << tag << ">";
       if (open.empty()) ++roots;
       if (tag.back() != '/') open.push_back(name);
       continue;
@@ -44,8 +42,7 @@ namespace {
     if (xml[i] == '&') {
       const auto semi = xml.find(';', i);
       const std::string entity = xml.substr(i, semi - i + 1);
-      if (entity != "&amp;" && entity != "&lt;" && entity != "&gt;" && entity != "&quot;" &&
-          entity != "&apos;")
+      if (entity != "&amp;" && entity != "&lt;" && entity != "&gt;" && entity != "&quot;" && entity != "&apos;")
         return ::testing::AssertionFailure() << "unknown entity " << entity;
     }
     if (xml[i] == '>') return ::testing::AssertionFailure() << "stray '>' at " << i;
@@ -79,14 +76,14 @@ TEST(SvgPlot, EscapesText) {
 TEST(SvgPlot, OneDimensionalSweepIsALinePerSeriesWithThePeak) {
   std::vector<Shape> shapes;
   for (int m = 256; m < 4096; m += 256) shapes.push_back({m, 4096, 4096});
-  const std::string svg =
-      plot_sweep(sweep(shapes), sweep(shapes, 1.02), "tuned", "mamf <bf16> & \"H200\"", 989.4);
+  const std::string svg = plot_sweep(sweep(shapes), sweep(shapes, 1.02), "tuned",
+                                     "mamf <bf16> & \"H200\"", 989.4);
   EXPECT_TRUE(well_formed(svg));
-  EXPECT_EQ(count(svg, "<polyline"), 2u);                      // Default and tuned
-  EXPECT_EQ(count(svg, "<circle"), 2 * shapes.size());         // a tooltip per point
+  EXPECT_EQ(count(svg, "<polyline"), 2u);                 // Default and tuned
+  EXPECT_EQ(count(svg, "<circle"), 2 * shapes.size());   // a tooltip per point
   EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos);  // the peak
   EXPECT_NE(svg.find("peak 989"), std::string::npos);
-  EXPECT_NE(svg.find(">M</text>"), std::string::npos);  // x axis: the swept dimension
+  EXPECT_NE(svg.find(">M</text>"), std::string::npos);   // x axis: the swept dimension
   EXPECT_NE(svg.find("mamf &lt;bf16&gt; &amp; &quot;H200&quot;"), std::string::npos);
 }
 

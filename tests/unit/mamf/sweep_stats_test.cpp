@@ -51,17 +51,14 @@ TEST(SweepStats, EmptyAndZeroSummaries) {
 TEST(SweepStats, ReproducesMamfFindersSummaryOfARealRun) {
   std::ifstream in(GEMMTUNE_TEST_FIXTURES "/mamf_quick_h200.txt");
   ASSERT_TRUE(in);
-  const std::regex line(
-      R"(^\s+\d+ \|\s+([\d.]+)\(mean\)\s+([\d.]+)\(median\)\s+([\d.]+)\(max\) @ (\d+)x(\d+)x(\d+)\s+\|)");
+  const std::regex line(R"(^\s+\d+ \|\s+([\d.]+)\(mean\)\s+([\d.]+)\(median\)\s+([\d.]+)\(max\) @ (\d+)x(\d+)x(\d+)\s+\|)");
   SweepSummary s;
   std::string text;
   while (std::getline(in, text)) {
     std::smatch m;
     if (!std::regex_search(text, m, line)) continue;
     s.add({{std::stoll(m[4]), std::stoll(m[5]), std::stoll(m[6])},
-           {std::stod(m[1]), std::stod(m[2]), std::stod(m[3])},
-           {},
-           "Default"});
+           {std::stod(m[1]), std::stod(m[2]), std::stod(m[3])}, {}, "Default"});
   }
   ASSERT_EQ(s.shapes(), 79);
   EXPECT_DOUBLE_EQ(s.best().mean, 757.3);
