@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "cli/exit_codes.hpp"
@@ -40,9 +41,24 @@ const CLI::Option* excluded_by(const CLI::Option& opt) {
   return it == excludes.end() ? nullptr : *it;
 }
 
+// The options apply_config gave a value, with the configuration file it came from and what it
+// set (so that a later option at the same address, in another parse, is not taken for one).
+struct ConfigApplied {
+  std::string origin;
+  std::vector<std::string> results;
+};
+std::map<const CLI::Option*, ConfigApplied>& config_applied() {
+  static std::map<const CLI::Option*, ConfigApplied> applied;
+  return applied;
+}
+
 }  // namespace
 
 std::string option_origin(const CLI::Option& opt) {
+  if (const auto it = config_applied().find(&opt);
+      it != config_applied().end() && it->second.results == opt.results()) {
+    return it->second.origin;
+  }
   const std::string& env = opt.get_envname();
   if (!env.empty()) {
     const char* value = std::getenv(env.c_str());
@@ -87,9 +103,19 @@ std::optional<DeviceSpec> ConfigChoice::device_spec() const {
 }
 
 void apply_config(CLI::App& sub, const std::string& section, ConfigTree& config) {
+  // What an earlier parse of these options took from a configuration is not this parse's.
+  for (const CLI::Option* opt : sub.get_options()) config_applied().erase(opt);
   std::vector<std::pair<ConfigEntry, CLI::Option*>> work;
   for (const ConfigEntry* e : config.under(section)) {
     const std::string name = e->key.substr(section.size() + 1);
+    if (name.find('-') != std::string::npos) {
+      // It would find its option, and lose to the key of default.toml, spelt with underscores,
+      // that sets the same option first.
+      std::string underscored = name;
+      std::replace(underscored.begin(), underscored.end(), '-', '_');
+      throw InputError(fmt::format("{}: {}: configuration keys are written with underscores: {}",
+                                   e->origin, e->key, underscored));
+    }
     CLI::Option* opt = name.find('.') == std::string::npos ? option_for(sub, name) : nullptr;
     if (opt != nullptr &&
         (opt->get_lnames().empty() ||
@@ -128,6 +154,7 @@ void apply_config(CLI::App& sub, const std::string& section, ConfigTree& config)
     try {
       opt->add_result(to_option_texts(e.value));
       opt->run_callback();
+      config_applied()[opt] = {e.origin, opt->results()};
     } catch (const CLI::Error& error) {
       throw InputError(
           fmt::format("{}: {} = {}: {}", e.origin, e.key, to_toml(e.value), error.what()));

@@ -69,8 +69,8 @@ struct ConfigHooks {
 void attach_config(CLI::App& sub, const std::string& section, ConfigChoice& choice,
                    ConfigHooks hooks = {});
 
-// Where a given option's value came from: its environment variable's name, if that is set and
-// holds the value; "command line" otherwise.
+// Where a given option's value came from: the configuration file apply_config took it from; its
+// environment variable's name, if that is set and holds the value; "command line" otherwise.
 std::string option_origin(const CLI::Option& opt);
 
 // Feeds [section] of `config` into `sub`'s options as attach_config's callback does, and records

@@ -169,35 +169,36 @@ void on_stop_signal(int) {
 // --gpus, --devices, --workers and --shard into the run's devices, backend and shard.
 void resolve_devices(TuneCliOptions& cli) {
   TuneOptions& options = cli.run;
-  // One of the three, the command line winning over the environment (GEMMTUNE_GPUS, ...).
-  std::vector<std::string> from_command_line, from_environment;
+  // One of the three, the command line winning over the environment (GEMMTUNE_GPUS, ...), which
+  // wins over a configuration file; two set at the level that wins are a mistake.
   const bool set[] = {cli.gpus > 0, !cli.devices.empty(), cli.workers > 0};  // 0: not given
+  int level_of[] = {-1, -1, -1};  // 0 a configuration file, 1 the environment, 2 the command line
+  std::vector<std::string> named[3];
   for (std::size_t i = 0; i < cli.device_options.size(); ++i) {
-    const CLI::Option* opt = cli.device_options[i];
     if (!set[i]) continue;
-    const std::string origin = option_origin(*opt);
-    if (origin == "command line") {
-      from_command_line.push_back(opt->get_name());
-    } else {
-      from_environment.push_back(origin);
-    }
+    const CLI::Option& opt = *cli.device_options[i];
+    const std::string origin = option_origin(opt);
+    const int level = origin == "command line" ? 2 : origin.rfind("GEMMTUNE_", 0) == 0 ? 1 : 0;
+    level_of[i] = level;
+    named[level].push_back(level == 2   ? opt.get_name()
+                           : level == 1 ? origin
+                                        : fmt::format("{} ({})", opt.get_name(), origin));
   }
-  if (from_command_line.size() > 1) {
+  const int winning = *std::max_element(std::begin(level_of), std::end(level_of));
+  if (winning == 2 && named[2].size() > 1) {
     throw ExitWith(ExitCode::Usage, "give one of --gpus, --devices and --workers");
   }
-  if (from_command_line.empty() && from_environment.size() > 1) {
+  if (winning >= 0 && named[winning].size() > 1) {
     throw ExitWith(ExitCode::Usage,
                    fmt::format("{} are set: set one of them, or give --gpus, --devices or "
-                               "--workers, which wins over the environment",
-                               fmt::join(from_environment, " and ")));
+                               "--workers, which wins over the environment and configuration "
+                               "files",
+                               fmt::join(named[winning], " and ")));
   }
-  if (!from_command_line.empty()) {
-    // What the environment set besides is overruled.
-    const std::string& chosen = from_command_line.front();
-    if (chosen != "--gpus") cli.gpus = 0;
-    if (chosen != "--devices") cli.devices.clear();
-    if (chosen != "--workers") cli.workers = 0;
-  }
+  // What the lower levels set besides is overruled.
+  if (level_of[0] != winning) cli.gpus = 0;
+  if (level_of[1] != winning) cli.devices.clear();
+  if (level_of[2] != winning) cli.workers = 0;
   if (cli.workers > 0) {
     if (options.backend == BackendKind::Cuda) {
       throw ExitWith(ExitCode::Usage, "--workers is for the CPU backend; use --gpus or --devices");
@@ -319,7 +320,11 @@ void setup_tune(CLI::App& app) {
   TuneOptions& o = cli->run;
   auto* cmd = app.add_subcommand("tune", "Tune the GEMMs of untuned files (or --problem)");
   cmd->add_option("untuned", o.inputs, "Untuned files or glob patterns (quote the pattern)");
-  cmd->add_option("--problem", o.problems, "Tune this problem, given as \"OP_SIG,PARAMS_SIG\"");
+  // One value an occurrence (repeat --problem for several): taking all that follow, it had
+  // swallowed an untuned file given after it.
+  cmd->add_option("--problem", o.problems,
+                  "Tune this problem, given as \"OP_SIG,PARAMS_SIG\" (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("-o,--output", o.output, "Results file (.csv, .db, .sqlite); appended to")
       ->envname("GEMMTUNE_RESULTS_FILE")
       ->capture_default_str();
@@ -343,7 +348,8 @@ void setup_tune(CLI::App& app) {
              [cli](const std::vector<int>& devices) { cli->devices = checked_devices(devices); },
              fmt::format("Tune on these device ordinals, e.g. 0,2,3 (at most {})", kMaxDevices))
           ->envname("GEMMTUNE_DEVICES")
-          ->delimiter(',');
+          ->delimiter(',')
+          ->allow_extra_args(false);  // one list: an untuned file after it is not swallowed
   auto* workers_option =
       cmd->add_option("--workers", cli->workers,
                       "Tune with N worker processes on the CPU backend, each playing one device")

@@ -88,6 +88,7 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
                  "Search only these providers' candidates, e.g. cublas,cublaslt for results "
                  "PyTorch 2.14 or later can run (Default always runs)")
       ->delimiter(',')
+      ->allow_extra_args(false)  // one list: an untuned file after it is not swallowed
       ->check(provider_name())
       ->envname("GEMMTUNE_PROVIDERS");
   cmd.add_option("--workspace-mb", texts.workspace_mb,

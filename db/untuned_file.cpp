@@ -44,8 +44,10 @@ std::vector<UntunedEntry> parse_untuned(std::string_view content, std::string_vi
     try {
       UntunedEntry entry;
       entry.problem = parse_problem(fields[0], fields[1]);
-      entry.op_signature = std::string(fields[0]);
-      entry.params_signature = std::string(fields[1]);
+      // In the form PyTorch writes and looks up, whatever form the line had ("nn_032_…", "NT_…"
+      // parse alike): resume and the output compare signatures as text.
+      entry.op_signature = entry.problem.op_signature();
+      entry.params_signature = entry.problem.params_signature();
       entry.extra.assign(fields.begin() + 2, fields.end());
       entry.file = std::string(file);
       entry.line = line.number;
@@ -76,6 +78,13 @@ std::vector<UntunedEntry> read_untuned_files(std::span<const std::filesystem::pa
 std::vector<std::filesystem::path> expand_patterns(std::span<const std::string> patterns) {
   std::vector<std::filesystem::path> paths;
   for (const auto& pattern : patterns) {
+    // A path that is there is that file, even where its name has a '[', '*' or '?' (x[1].csv)
+    // that glob(3) would read as a pattern matching nothing.
+    std::error_code exists_error;
+    if (std::filesystem::exists(pattern, exists_error)) {
+      paths.emplace_back(pattern);
+      continue;
+    }
     glob_t matches{};
     const int rc = ::glob(pattern.c_str(), GLOB_ERR, nullptr, &matches);
     // globfree in every path, including the throwing ones.

@@ -18,7 +18,10 @@ namespace gemmtune {
 RequestedProblems read_requested_problems(const TuneOptions& options, Diagnostics& diagnostics) {
   RequestedProblems requested;
   auto& entries = requested.entries;
-  if (!options.inputs.empty()) entries = read_untuned_patterns(options.inputs, diagnostics);
+  if (!options.inputs.empty()) {
+    requested.files = expand_patterns(options.inputs);
+    entries = read_untuned_files(requested.files, diagnostics);
+  }
   // Every --problem value as a line of one text, so that a message names the value's position
   // ("--problem:3:") and none is taken for a file's truncated last line.
   std::string inline_problems;

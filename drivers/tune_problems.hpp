@@ -36,8 +36,9 @@ class ValidatorMismatchError : public std::runtime_error {
 };
 
 struct RequestedProblems {
-  std::vector<UntunedEntry> entries;  // this rank's share
-  std::size_t all = 0;                // distinct problems before sharding
+  std::vector<UntunedEntry> entries;         // this rank's share
+  std::size_t all = 0;                       // distinct problems before sharding
+  std::vector<std::filesystem::path> files;  // every untuned file read, whatever its lines gave
 };
 
 RequestedProblems read_requested_problems(const TuneOptions& options, Diagnostics& diagnostics);

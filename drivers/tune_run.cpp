@@ -203,22 +203,21 @@ TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneO
                          : std::string("no problems to tune: give untuned files or --problem"));
   }
   // An untuned file given as the output too would be refused later as a results file of no
-  // environment, which says nothing of the mistake.
-  std::set<std::string> inputs;
-  for (const auto& e : requested.entries) inputs.insert(e.file);
+  // environment, which says nothing of the mistake. Every file read counts, also one whose lines
+  // all repeat an earlier file's (deduped away) or fall to another rank's share.
   const std::vector<std::filesystem::path> outputs = output_paths(options);
-  for (const auto& input : inputs) {
+  for (const auto& input : requested.files) {
     for (const auto& output : outputs) {
       std::error_code ec;
-      if (!input.empty() && std::filesystem::equivalent(input, output, ec)) {
+      if (std::filesystem::equivalent(input, output, ec)) {
         throw InputError(
             output == options.output
                 ? fmt::format("{}: the output is also an input; write the results to another "
                               "file (-o)",
-                              input)
+                              input.string())
                 : fmt::format("{}: the output {} writes this file ({}), which is also an input; "
                               "write the results to another file (-o)",
-                              input, options.output, output.string()));
+                              input.string(), options.output, output.string()));
       }
     }
   }

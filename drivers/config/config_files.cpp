@@ -41,6 +41,12 @@ ConfigLayer device_layer(std::string origin, std::string_view text) {
 }
 
 std::string read_text(const std::filesystem::path& file) {
+  // An ifstream opens a directory without complaint and reads it as empty: a configuration
+  // that would set nothing, silently.
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) {
+    throw InputError(fmt::format("{}: is a directory, not a configuration file", file.string()));
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot read this configuration file", file.string()));
   std::stringstream text;

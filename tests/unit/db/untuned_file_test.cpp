@@ -52,7 +52,8 @@ TEST(UntunedFile, SeveralFilesKeepFileThenLineOrder) {
 
 TEST(UntunedFile, GlobPatternsExpandSortedAndNoMatchIsAnError) {
   Diagnostics d;
-  const std::vector<std::string> patterns{std::string(GEMMTUNE_TEST_FIXTURES) + "/gpt2_*_untuned.csv"};
+  const std::vector<std::string> patterns{std::string(GEMMTUNE_TEST_FIXTURES) +
+                                          "/gpt2_*_untuned.csv"};
   const auto paths = expand_patterns(patterns);
   ASSERT_EQ(paths.size(), 3u);
   EXPECT_EQ(paths[0].filename(), "gpt2_fp16_untuned.csv");
@@ -102,6 +103,30 @@ TEST(UntunedFile, WriteIsReadBackIdentically) {
   EXPECT_EQ(testing::read_text(dir / "out.csv"),
             "GemmTunableOp_Half_NN,nn_64_64_64_ld_64_64_64,x,,y\n"
             "GemmStridedBatchedTunableOp_Half_TN,tn_128_128_64_B_12_ld_64_2304_128\n");
+}
+
+// A signature in another form than PyTorch's (a leading zero, lower-case transposes) is read as
+// PyTorch writes it: resume compares signatures as text, and PyTorch looks them up so.
+TEST(UntunedFile, SignaturesAreReadInPyTorchsForm) {
+  Diagnostics d;
+  const auto entries = parse_untuned(
+      "GemmTunableOp_float_NN,nn_032_32_32_ld_32_32_32\nGemmTunableOp_float_nt,NT_8_8_8_ld_8_8_8\n",
+      "odd.csv", d);
+  EXPECT_TRUE(d.empty()) << d.format_all();
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].params_signature, "nn_32_32_32_ld_32_32_32");
+  EXPECT_EQ(entries[1].op_signature, "GemmTunableOp_float_NT");
+  EXPECT_EQ(entries[1].params_signature, "nt_8_8_8_ld_8_8_8");
+}
+
+// A file whose name has glob(3)'s special characters is that file, where it is there.
+TEST(UntunedFile, AFileNamedLikeAPatternIsThatFile) {
+  testing::TempDir dir;
+  testing::write_text(dir / "x[1].csv", "GemmTunableOp_float_NN,nn_8_8_8_ld_8_8_8\n");
+  const std::vector<std::string> named{(dir / "x[1].csv").string()};
+  const auto paths = expand_patterns(named);
+  ASSERT_EQ(paths.size(), 1u);
+  EXPECT_EQ(paths[0], dir / "x[1].csv");
 }
 
 TEST(UntunedFile, AcceptsBomCrlfBlankLinesAndTrailingSpaces) {
@@ -193,8 +218,9 @@ TEST(UntunedFile, LastLineWithoutNewlineThatParsesIsFine) {
 TEST(UntunedFile, StrictThrowsOnFirstBadLineNamingFileLineAndText) {
   Diagnostics strict(/*strict=*/true);
   try {
-    parse_untuned("GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8\nGemmTunableOp_Half_NN,nn_8_8_8_ld_4_8_8\n",
-                  "s.csv", strict);
+    parse_untuned(
+        "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8\nGemmTunableOp_Half_NN,nn_8_8_8_ld_4_8_8\n",
+        "s.csv", strict);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(),
