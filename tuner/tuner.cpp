@@ -96,6 +96,9 @@ bool beats_default(std::span<const double> challenger_ms, std::span<const double
                    double margin_sigmas) {
   if (challenger_ms.empty()) return false;
   if (reference_ms.empty()) return true;
+  // One sample has no spread to measure: its standard error would come out 0, and any lower
+  // median would pass as "beyond the noise" (a GEMM of 30 ms or more gets one sample a phase).
+  if (challenger_ms.size() < 2 || reference_ms.size() < 2) return false;
   const double challenger = median(challenger_ms);
   const double reference = median(reference_ms);
   const double threshold =
@@ -615,6 +618,9 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
         100 * gain,
         gain < options_.min_gain
             ? fmt::format("less than the minimum gain of {:.2f}%", 100 * options_.min_gain)
+        : fastest->samples.size() < 2 || reference.samples.size() < 2
+            ? std::string("one sample each, which measures no noise (a longer "
+                          "--max-tuning-duration-ms gives more)")
             : std::string("within the noise"));
   }
   winner->report.disposition = Disposition::Winner;

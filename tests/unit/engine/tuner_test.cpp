@@ -658,6 +658,16 @@ TEST(BeatsDefault, RobustToOutliers) {
   EXPECT_FALSE(beats_default({}, reference, 2.0));
 }
 
+// One sample measures no spread: its standard error would be 0, and any lower median would
+// pass as beyond the noise (a GEMM of 30 ms or more gets one sample a phase).
+TEST(BeatsDefault, OneSampleIsNeverBeyondTheNoise) {
+  const std::vector<double> one_fast{39.3}, one_slow{40.1};
+  EXPECT_FALSE(beats_default(one_fast, one_slow, 2.0));
+  EXPECT_FALSE(beats_default(one_fast, std::vector<double>(20, 40.1), 2.0));
+  EXPECT_FALSE(beats_default(std::vector<double>(20, 39.3), one_slow, 2.0));
+  EXPECT_TRUE(beats_default(std::vector<double>{39.3, 39.4}, std::vector<double>{40.1, 40.2}, 2.0));
+}
+
 TEST(BeatsDefaultPaired, SeesASmallGainThroughDriftThePooledTestCannot) {
   // The device's speed drifts by ±10% from round to round; the challenger is 1% faster in each.
   const std::vector<double> drift{1.00, 1.10, 0.95, 1.05, 0.92, 1.08, 1.00, 0.97};
