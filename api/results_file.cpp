@@ -38,12 +38,18 @@ LoadedResults load_results_file(const std::string& path, const Environment& curr
     return out;
   }
   r.bad_lines = diagnostics.error_count();
+  // This machine's own table where a database has one; else the first that matches it (one
+  // with fewer keys, as PyTorch's PT_VERSION alone, matches every machine).
   const ResultsTable* accepted = nullptr;
   for (const auto& t : tables) {
-    if (compare_environments(t.environment, current).matches()) {
+    if (t.environment == current) {
       accepted = &t;
       break;
     }
+  }
+  for (const auto& t : tables) {
+    if (accepted != nullptr) break;
+    if (compare_environments(t.environment, current).matches()) accepted = &t;
   }
   if (accepted == nullptr && !tables.empty()) {
     const Comparison differences = compare_environments(tables.front().environment, current);

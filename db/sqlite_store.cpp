@@ -262,10 +262,21 @@ class SqliteStore final : public ResultsStore {
     version_query.step();
     const auto version = version_query.column_int64(0);
     if (version > kSqliteSchemaVersion) {
-      GEMMTUNE_THROW(
-          "{}: database schema version {} is newer than this gemmtune supports ({}); "
-          "use a newer gemmtune",
-          path().string(), version, kSqliteSchemaVersion);
+      // Bad input, not a failure of ours; and a database without gemmtune's tables is another
+      // program's, which a newer gemmtune would not read either.
+      SqliteStatement ours(
+          db_, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'results'");
+      ours.step();
+      if (ours.column_int64(0) == 0) {
+        throw InputError(fmt::format(
+            "{}: not a gemmtune database (schema version {} and no gemmtune tables); nothing was "
+            "changed",
+            path().string(), version));
+      }
+      throw InputError(fmt::format(
+          "{}: database schema version {} is newer than this gemmtune supports ({}); use a newer "
+          "gemmtune; nothing was changed",
+          path().string(), version, kSqliteSchemaVersion));
     }
     if (version < kSqliteSchemaVersion) {
       // Our schema goes only into a new (empty) database: another program's must not be changed,

@@ -166,6 +166,32 @@ TEST_F(Validation, WriteFileOnExitAddsThisEnvironmentToADatabaseMeasuredElsewher
             nullptr);
 }
 
+// A database with this machine's own table and one that matches every machine (PyTorch's
+// PT_VERSION alone, listed first): the machine's own is used, not the first that matches.
+TEST_F(Validation, ADatabasesOwnEnvironmentComesBeforeOneThatMatchesAnyMachine) {
+  Environment here;
+  {
+    Options probe = test_options(dir, counts, log);
+    probe.filename = (dir / "none.csv").string();
+    for (const auto& [key, value] : Context(probe).validators()) here.set(key, value);
+  }
+  ResultsTable loose, own;
+  loose.environment = Environment{{"PT_VERSION", "2.11.0"}};
+  loose.upsert({"GemmTunableOp_float_NN", g.problem.params_signature(), "Default", 9.9, {}});
+  own.environment = here;
+  own.upsert({"GemmTunableOp_float_NN", g.problem.params_signature(), "Test_Fast", 0.01, {}});
+  {
+    auto store = open_results_store(dir / "results.db");
+    store->write(loose);
+    store->write(own);
+  }
+  Options o = test_options(dir, counts, log);
+  o.filename = (dir / "results.db").string();
+  Context ctx(o);
+  ASSERT_TRUE(ctx.load_report().accepted) << ctx.load_report().message;
+  EXPECT_EQ(ctx.lookup(g.problem).solution, "Test_Fast");
+}
+
 // read_file merges another file's results; it does not make that file's validators the ones
 // appended and written to filename() (a PyTorch file has PT_VERSION alone).
 TEST_F(Validation, ReadFileOfAnotherFileKeepsAppendingWithThisMachinesValidators) {

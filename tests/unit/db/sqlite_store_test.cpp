@@ -76,17 +76,30 @@ TEST(SqliteStore, AppendsGoToTheDatabaseThePathNamesNow) {
   EXPECT_TRUE(found);
 }
 
+// A newer gemmtune's database, and another program's with a schema version above ours, are bad
+// input (exit 3), each said as what it is; it had been an internal error.
 TEST(SqliteStore, RefusesANewerSchema) {
   testing::TempDir dir;
   {
     SqliteDatabase db(dir / "r.db");
-    db.exec("PRAGMA user_version = 99");
+    db.exec("CREATE TABLE results(x INTEGER); PRAGMA user_version = 99");
+    SqliteDatabase other(dir / "other.db");
+    other.exec("CREATE TABLE foo(x INTEGER); PRAGMA user_version = 2");
   }
   try {
     make_sqlite_store(dir / "r.db");
-    FAIL() << "expected Error";
-  } catch (const Error& e) {
-    EXPECT_NE(e.message().find("schema version 99 is newer"), std::string::npos) << e.what();
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 99 is newer"), std::string::npos)
+        << e.what();
+  }
+  try {
+    make_sqlite_store(dir / "other.db");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("other.db: not a gemmtune database (schema version 2"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -60,7 +60,7 @@ class FakeBackend final : public Backend {
     properties_.compute_units = 1;
   }
   const DeviceProperties& properties() const override { return properties_; }
-  Environment versions() const override { return {{"FAKE_VERSION", "1"}}; }
+  Environment versions() const override { return version_values; }
   void* stream() const override { return nullptr; }
   bool capturing(void* stream) const override { return stream == captured_stream; }
   const void* stream_identity(void* stream) const override {
@@ -110,6 +110,7 @@ class FakeBackend final : public Backend {
   int allocations = 0;
   std::size_t allocated_bytes = 0;
   void* captured_stream = nullptr;  // capturing() is true for this stream (if not null)
+  Environment version_values{{"FAKE_VERSION", "1"}};  // what versions() reports
   // A handle that names a stream of each thread, as cudaStreamPerThread does (if not null).
   void* per_thread_stream = nullptr;
 

@@ -2,6 +2,8 @@
 // disagreements refuse a file (unless strict).
 #include <gtest/gtest.h>
 
+#include "tests/unit/engine/fake_backend.hpp"
+#include "validator/collect.hpp"
 #include "validator/compare.hpp"
 
 namespace gemmtune {
@@ -48,6 +50,17 @@ TEST(Compare, StrictKeysRefuseDifferentKeySets) {
   const Environment recorded{{"PT_VERSION", "2.11.0"}};
   EXPECT_TRUE(compare_environments(recorded, current).matches());
   EXPECT_FALSE(compare_environments(recorded, current, {.strict_keys = true}).matches());
+}
+
+// A value with spaces round it (some CPUs' model names end in spaces) is collected without them:
+// a results file's reader trims them, and the machine would not match the file it wrote.
+TEST(CollectEnvironment, ValuesAreTrimmed) {
+  testing::FakeBackend backend;
+  backend.version_values =
+      Environment{{"CPU_MODEL", "AMD EPYC 7J13 64-Core Processor   "}, {"FAKE_VERSION", "\t1 "}};
+  const Environment env = collect_environment(backend);
+  EXPECT_EQ(env.get("CPU_MODEL"), "AMD EPYC 7J13 64-Core Processor");
+  EXPECT_EQ(env.get("FAKE_VERSION"), "1");
 }
 
 }  // namespace
