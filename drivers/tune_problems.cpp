@@ -80,13 +80,16 @@ void add_tuned_signatures(ResultsStore& store, const Environment& environment, S
     // The rule the first save applies (CsvStore::append): a file that holds nothing is replaced.
     if (store.kind() == "csv" && !holds_nothing(table, output_diagnostics)) {
       if (table.environment.empty() && table.entries.empty()) {
-        throw ValidatorMismatchError(fmt::format(
+        // Not results of another environment (exit 4): a file that is no results file (exit 3).
+        throw InputError(fmt::format(
             "{} holds only lines gemmtune cannot read ({}), and no validators; a CSV file holds "
             "one environment, so nothing was measured. Fix or remove those lines, or write to "
             "another file.",
             store.path().string(), output_diagnostics.summary()));
       }
-      const auto comparison = compare_environments(table.environment, environment);
+      // Explained by the rule that refused it, exact equality: a key one side lacks refuses too.
+      const auto comparison =
+          compare_environments(table.environment, environment, {.strict_keys = true});
       throw ValidatorMismatchError(fmt::format(
           "{} holds results measured in another environment; a CSV file holds one environment, "
           "so nothing was measured. Write to another file or to a SQLite database (.db). "

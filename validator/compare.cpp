@@ -40,15 +40,18 @@ std::size_t Comparison::mismatch_count() const {
 
 namespace {
 
-std::string describe(const KeyComparison& k) {
+std::string describe(const KeyComparison& k, bool strict) {
   switch (k.status) {
     case KeyStatus::Match:
       return fmt::format("{} = {}", k.key, *k.recorded);
     case KeyStatus::Differs:
       return fmt::format("{}: file has '{}', current has '{}'", k.key, *k.recorded, *k.current);
     case KeyStatus::OnlyRecorded:
-      return fmt::format("{} = {} (recorded in the file; not known here, so not checked)", k.key,
-                         *k.recorded);
+      // Under strict keys such a key refuses the file: "not checked" would contradict the tag.
+      return strict ? fmt::format("{} = {} (recorded in the file; current lacks it)", k.key,
+                                  *k.recorded)
+                    : fmt::format("{} = {} (recorded in the file; not known here, so not checked)",
+                                  k.key, *k.recorded);
     case KeyStatus::OnlyCurrent:
       return fmt::format("{}: not recorded in the file (current has '{}')", k.key, *k.current);
   }
@@ -63,7 +66,7 @@ std::string Comparison::explain() const {
     std::string_view tag = is_mismatch(k)                   ? "MISMATCH"
                            : k.status == KeyStatus::Match   ? "ok"
                                                             : "unchecked";
-    out += fmt::format("  {:<10}{}\n", tag, describe(k));
+    out += fmt::format("  {:<10}{}\n", tag, describe(k, policy.strict_keys));
   }
   return out;
 }
@@ -71,7 +74,7 @@ std::string Comparison::explain() const {
 std::string Comparison::explain_mismatches() const {
   std::string out;
   for (const auto& k : keys) {
-    if (is_mismatch(k)) out += fmt::format("  {}\n", describe(k));
+    if (is_mismatch(k)) out += fmt::format("  {}\n", describe(k, policy.strict_keys));
   }
   return out;
 }

@@ -96,13 +96,14 @@ TEST(TuneProblems, AnOutputFileThatCannotBeWrittenIsRefusedBeforeTuning) {
 }
 
 // A file with bad lines and no validators is not empty: refused before tuning, left as it was.
+// It is bad input (exit 3), not results of another environment (exit 4).
 TEST(TuneProblems, AnOutputWithOnlyBadLinesIsRefusedBeforeTuning) {
   testing::TempDir dir;
   const auto path = dir / "bad.csv";
   const std::string bad = "GemmTunableOp_float_NN,nn_8_16_16_ld_8_16_8,Default,1e999\n";
   testing::write_text(path, bad);
   CountingObserver observer;
-  EXPECT_THROW(run(options(path), observer), ValidatorMismatchError);
+  EXPECT_THROW(run(options(path), observer), InputError);
   EXPECT_EQ(observer.problems, 0);
   EXPECT_EQ(testing::read_text(path), bad);
 }

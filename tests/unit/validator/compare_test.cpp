@@ -52,6 +52,17 @@ TEST(Compare, StrictKeysRefuseDifferentKeySets) {
   EXPECT_FALSE(compare_environments(recorded, current, {.strict_keys = true}).matches());
 }
 
+// Under strict keys a key only the file has refuses it, and is explained so, not as "not checked".
+TEST(CompareEnvironments, StrictKeysExplainAKeyOneSideLacksAsAMismatch) {
+  const Environment recorded{{"PT_VERSION", "2.11.0"}};
+  const Environment current{{"GEMMTUNE_VERSION", "0.1.0"}};
+  const std::string text = compare_environments(recorded, current, {.strict_keys = true}).explain();
+  EXPECT_NE(text.find("MISMATCH  PT_VERSION = 2.11.0 (recorded in the file; current lacks it)"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("not checked"), std::string::npos) << text;
+}
+
 // A value with spaces round it (some CPUs' model names end in spaces) is collected without them:
 // a results file's reader trims them, and the machine would not match the file it wrote.
 TEST(CollectEnvironment, ValuesAreTrimmed) {
