@@ -96,14 +96,16 @@ bool beats_default(std::span<const double> challenger_ms, std::span<const double
                    double margin_sigmas) {
   if (challenger_ms.empty()) return false;
   if (reference_ms.empty()) return true;
-  // One sample has no spread to measure: its standard error would come out 0, and any lower
-  // median would pass as "beyond the noise" (a GEMM of 30 ms or more gets one sample a phase).
-  if (challenger_ms.size() < 2 || reference_ms.size() < 2) return false;
   const double challenger = median(challenger_ms);
   const double reference = median(reference_ms);
-  const double threshold =
-      margin_sigmas * std::hypot(median_standard_error(challenger_ms, challenger),
-                                 median_standard_error(reference_ms, reference));
+  // One sample has no spread to measure: its standard error would come out 0, and any lower
+  // median would pass as beyond the noise (a GEMM of 30 ms or more gets one sample a phase). It
+  // is taken as kSingleSampleNoise of its time instead, the run-to-run variation of one GEMM.
+  const auto standard_error = [](std::span<const double> samples, double m) {
+    return samples.size() < 2 ? kSingleSampleNoise * m : median_standard_error(samples, m);
+  };
+  const double threshold = margin_sigmas * std::hypot(standard_error(challenger_ms, challenger),
+                                                      standard_error(reference_ms, reference));
   return challenger < reference - threshold;
 }
 
@@ -619,8 +621,9 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
         gain < options_.min_gain
             ? fmt::format("less than the minimum gain of {:.2f}%", 100 * options_.min_gain)
         : fastest->samples.size() < 2 || reference.samples.size() < 2
-            ? std::string("one sample each, which measures no noise (a longer "
-                          "--max-tuning-duration-ms gives more)")
+            ? fmt::format("within the noise (one sample, taken as {:.0f}% noise: a longer "
+                          "--max-tuning-duration-ms gives more)",
+                          100 * kSingleSampleNoise)
             : std::string("within the noise"));
   }
   winner->report.disposition = Disposition::Winner;

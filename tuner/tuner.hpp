@@ -2,8 +2,8 @@
 //
 //   enumerate → drop unsupported (reason kept) → warm up and screen each (a few capped
 //   iterations; Default first, and one far slower than it on its first sample stops there, see
-//   screening_cut_ms) → numerical check against Default, fastest screening median first, dropping as
-//   ScreenedOut what is slower than keep_factor × the best *correct* screening median → measure
+//   screening_cut_ms) → numerical check against Default, fastest screening median first, dropping
+//   as ScreenedOut what is slower than keep_factor × the best *correct* screening median → measure
 //   the survivors under the caps → confirm: measure the fastest few and Default again, in fresh
 //   rounds → pick the lowest median of the confirmation.
 //
@@ -103,7 +103,9 @@ class Tuner {
 // True when `challenger` is faster than `reference` (Default) beyond the noise: its median is
 // lower by more than `margin_sigmas` standard errors of the difference of the two medians. The
 // spread is estimated robustly (1.4826 × median absolute deviation), so that one outlier sample
-// neither hides a real gain nor invents one.
+// neither hides a real gain nor invents one. A side with one sample, which measures no spread,
+// is taken to vary by kSingleSampleNoise of its time.
+inline constexpr double kSingleSampleNoise = 0.02;  // GEMMs vary 1-3% between runs on an H200
 bool beats_default(std::span<const double> challenger_ms, std::span<const double> reference_ms,
                    double margin_sigmas);
 
