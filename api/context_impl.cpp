@@ -124,6 +124,9 @@ RunStatus Context::Impl::gemm(const Problem& caller, const Operands& ops, void* 
   } catch (const std::exception& ex) {
     return RunStatus::failure(
         fmt::format("{} on {}: {}", r.solution->name(), signature(p), ex.what()));
+  } catch (...) {
+    return RunStatus::failure(
+        fmt::format("{} on {}: {}", r.solution->name(), signature(p), kNotAStdException));
   }
 }
 
@@ -224,7 +227,7 @@ const api::Resolved& Context::Impl::resolve(api::Entry& e, bool default_only) {
   storage.name = rs.solution->name();
   try {
     storage.workspace_bytes = rs.solution->workspace_bytes(e.problem);
-  } catch (const std::exception&) {
+  } catch (...) {  // a user's solution may throw anything; its run will say what is wrong
     storage.workspace_bytes = 0;
   }
   storage.fell_back = rs.fell_back;

@@ -69,7 +69,12 @@ bool UntunedRecorder::record(const Problem& problem) {
     // A full disk, say. Not recorded: a later record of it (after set_path) tries again. A part
     // of the line that did get written is cut off where no other recorder can have appended
     // after it (under the lock), so that the file does not keep half a line.
-    if (written > 0 && locked && sized) (void)::ftruncate(fd, st.st_size);
+    // By the size after the write, less what it wrote: a writer that takes no lock (PyTorch)
+    // may have appended between the size read above and this write.
+    struct stat after {};
+    if (written > 0 && locked && ::fstat(fd, &after) == 0 && after.st_size >= written) {
+      (void)::ftruncate(fd, after.st_size - written);
+    }
     ::close(fd);
     recorded_.erase(problem);
     GEMMTUNE_THROW("cannot append to untuned file {}: {}", path_,

@@ -54,6 +54,12 @@ std::map<const CLI::Option*, ConfigApplied>& config_applied() {
 
 }  // namespace
 
+OptionSource option_source(const CLI::Option& opt) {
+  const std::string origin = option_origin(opt);
+  if (origin == "command line") return OptionSource::CommandLine;
+  return origin == opt.get_envname() ? OptionSource::Environment : OptionSource::ConfigurationFile;
+}
+
 std::string option_origin(const CLI::Option& opt) {
   if (const auto it = config_applied().find(&opt);
       it != config_applied().end() && it->second.results == opt.results()) {

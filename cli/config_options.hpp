@@ -73,6 +73,11 @@ void attach_config(CLI::App& sub, const std::string& section, ConfigChoice& choi
 // environment variable's name, if that is set and holds the value; "command line" otherwise.
 std::string option_origin(const CLI::Option& opt);
 
+// The same as a level, lowest first (a configuration file's value gives way to the environment's,
+// which gives way to the command line's).
+enum class OptionSource { ConfigurationFile, Environment, CommandLine };
+OptionSource option_source(const CLI::Option& opt);
+
 // Feeds [section] of `config` into `sub`'s options as attach_config's callback does, and records
 // in `config` the values the command line and the environment set (for tests and attach_config).
 void apply_config(CLI::App& sub, const std::string& section, ConfigTree& config);

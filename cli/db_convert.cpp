@@ -11,6 +11,7 @@
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/results_view.hpp"
+#include "cli/same_file_checks.hpp"
 #include "db/atomic_file.hpp"
 #include "db/convert.hpp"
 #include "db/results_store.hpp"
@@ -29,11 +30,6 @@ struct DbConvertOptions {
   bool strict = false;
   bool force = false;
 };
-
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  return std::filesystem::equivalent(a, b, ec);  // false (not an error) when either is missing
-}
 
 // A conversion writes its output whole. It never replaces one of its own inputs (the entries its
 // parser skipped would be gone), and replaces an existing file only when asked to: the results in
@@ -77,10 +73,7 @@ ResultsTable select_table(const LoadedStore& loaded, std::size_t environment) {
 // An input of nothing but bad lines (an untuned file given by mistake) is a failed conversion,
 // as in the plain mode: nothing is written.
 void require_something_read(const LoadedStore& loaded) {
-  const bool nothing_read =
-      std::all_of(loaded.tables.begin(), loaded.tables.end(),
-                  [](const ResultsTable& t) { return t.environment.empty() && t.entries.empty(); });
-  if (nothing_read && loaded.diagnostics.error_count() > 0) {
+  if (all_gave_nothing(loaded.tables) && loaded.diagnostics.error_count() > 0) {
     throw InputError(fmt::format("{}: no results could be read ({}); nothing was written",
                                  loaded.path.string(), loaded.diagnostics.summary()));
   }
@@ -96,8 +89,8 @@ void convert_for_pytorch(const DbConvertOptions& options) {
   Environment validators;
   std::size_t skipped_lines = loaded.diagnostics.error_count();
   if (!options.for_pytorch.empty()) {
-    // Its validators are all that is taken from it: a bad line elsewhere in it costs nothing,
-    // but one among its validators would leave one out.
+    // Its validators are all that is taken from it; its bad lines are printed and make the run
+    // partial all the same, since a bad validator line would leave one out.
     const LoadedStore reference = load_store(options.for_pytorch, options.strict);
     require_something_read(reference);
     validators = select_table(reference, 0).environment;

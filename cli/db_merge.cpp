@@ -46,8 +46,7 @@ void add_tables(std::vector<MergeSource>& sources, const std::string& path,
   // and `db convert --environment N` number them), so that a refusal says which.
   const bool several = tables.size() > 1;
   for (std::size_t i = 0; i < tables.size(); ++i) {
-    const bool nothing_read = tables[i].environment.empty() && tables[i].entries.empty();
-    if (holds_nothing(tables[i], diagnostics) || (!is_output && nothing_read)) continue;
+    if (holds_nothing(tables[i], diagnostics) || (!is_output && gave_nothing(tables[i]))) continue;
     sources.push_back(
         {several ? fmt::format("{} (environment {})", path, i + 1) : path, std::move(tables[i])});
   }

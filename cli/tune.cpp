@@ -178,7 +178,7 @@ void resolve_devices(TuneCliOptions& cli) {
     if (!set[i]) continue;
     const CLI::Option& opt = *cli.device_options[i];
     const std::string origin = option_origin(opt);
-    const int level = origin == "command line" ? 2 : origin.rfind("GEMMTUNE_", 0) == 0 ? 1 : 0;
+    const int level = static_cast<int>(option_source(opt));  // OptionSource's order, as above
     level_of[i] = level;
     named[level].push_back(level == 2   ? opt.get_name()
                            : level == 1 ? origin

@@ -137,10 +137,7 @@ ConvertReport convert_file(const std::filesystem::path& from, const std::filesys
   // Only now, with the source read: a failed conversion must not leave a target behind (a
   // corrected rerun would be refused as replacing it). A source of nothing but bad lines (an
   // untuned file given by mistake) is such a failure: its output would be an empty file.
-  const bool nothing_read = std::all_of(tables.begin(), tables.end(), [](const ResultsTable& t) {
-    return t.environment.empty() && t.entries.empty();
-  });
-  if (nothing_read && diagnostics.error_count() > 0) {
+  if (all_gave_nothing(tables) && diagnostics.error_count() > 0) {
     throw InputError(fmt::format("{}: no results could be read ({}); nothing was written",
                                  from.string(), diagnostics.summary()));
   }

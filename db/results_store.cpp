@@ -63,7 +63,15 @@ std::unique_ptr<ResultsStore> open_results_store(const std::filesystem::path& pa
 }
 
 bool holds_nothing(const ResultsTable& table, const Diagnostics& diagnostics) {
-  return table.environment.empty() && table.entries.empty() && diagnostics.error_count() == 0;
+  return gave_nothing(table) && diagnostics.error_count() == 0;
+}
+
+bool gave_nothing(const ResultsTable& table) {
+  return table.environment.empty() && table.entries.empty();
+}
+
+bool all_gave_nothing(const std::vector<ResultsTable>& tables) {
+  return std::all_of(tables.begin(), tables.end(), gave_nothing);
 }
 
 std::string format_timestamp(std::chrono::system_clock::time_point t) {

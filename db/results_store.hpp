@@ -103,6 +103,12 @@ std::string_view results_store_kind(const std::filesystem::path& path);
 // `diagnostics` are those of reading this one file.
 bool holds_nothing(const ResultsTable& table, const Diagnostics& diagnostics);
 
+// Whether a table gave nothing to use: no validators and no entries, bad lines or not (a source
+// of nothing but bad lines, such as an untuned file given by mistake).
+bool gave_nothing(const ResultsTable& table);
+// Whether every table did.
+bool all_gave_nothing(const std::vector<ResultsTable>& tables);
+
 // "2026-11-21T11:12:10Z": how stores write times (UTC, sortable as text).
 std::string format_timestamp(std::chrono::system_clock::time_point t);
 

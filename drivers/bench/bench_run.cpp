@@ -198,9 +198,12 @@ TunedSolutions load_tuned_solutions(const std::string& file, const Environment& 
   const auto here = [&](const ResultsTable& t) {
     return compare_environments(t.environment, environment).matches();
   };
-  // This environment's tables first, so that their entries win.
+  // This environment's own table first, then the others measured here, so that theirs win.
+  const auto rank = [&](const ResultsTable& t) {
+    return t.environment == environment ? 2 : here(t) ? 1 : 0;
+  };
   std::stable_sort(tables.begin(), tables.end(),
-                   [&](const ResultsTable& a, const ResultsTable& b) { return here(a) > here(b); });
+                   [&](const ResultsTable& a, const ResultsTable& b) { return rank(a) > rank(b); });
   for (const auto& table : tables) {
     out.this_environment = out.this_environment || here(table);
     for (const auto& e : table.entries) {

@@ -497,6 +497,10 @@ std::vector<const UntunedEntry*> Coordinator::resume() {
       } catch (const ValidatorMismatchError&) {
         summary_.notes.push_back(
             fmt::format("{} holds another environment; not resumed from", path.string()));
+      } catch (const InputError& e) {
+        // Not this run's output (an old file of nothing readable, say): no reason to stop.
+        summary_.notes.push_back(
+            fmt::format("{} could not be used ({}); not resumed from", path.string(), e.what()));
       }
     }
   }

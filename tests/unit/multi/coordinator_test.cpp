@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <numeric>
 #include <thread>
 
@@ -174,6 +176,21 @@ TEST_F(Coordinator, AStopWhileTheWorkersStartEndsTheRunAtOnce) {
   errno = 0;
   EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1) << "a worker was left unreaped";
   EXPECT_EQ(errno, ECHILD);
+}
+
+// Another device's file that holds nothing usable (bad lines only) is not this run's output: a
+// note, and the run goes on (it had stopped with exit 3 once such a file was bad input).
+TEST_F(Coordinator, AnUnusableFileOfAnotherDeviceIsANote) {
+  {
+    std::ofstream out(dir_ / "r7.csv");
+    out << "GemmTunableOp_float_NN," << params(8) << ",Default,1e999\n";
+  }
+  const TuneSummary s = run(options({8, 16}));
+  EXPECT_EQ(s.tuned.size(), 2u);
+  const bool noted = std::any_of(s.notes.begin(), s.notes.end(), [](const std::string& n) {
+    return n.find("r7.csv could not be used") != std::string::npos;
+  });
+  EXPECT_TRUE(noted);
 }
 
 TEST_F(Coordinator, RefusesAnOutputFromAnotherEnvironment) {
