@@ -27,6 +27,7 @@ std::string join_from(const std::vector<std::string_view>& fields, std::size_t f
 
 ResultsTable parse_results_csv(std::string_view content, std::string_view file,
                                Diagnostics& diagnostics) {
+  refuse_sqlite_content(content, file);
   ResultsTable table;
   for (const TextLine& line : split_lines(content)) {
     auto bad = [&](std::string message) {

@@ -50,4 +50,12 @@ std::string read_file(const std::filesystem::path& path) {
   return std::move(buffer).str();
 }
 
+void refuse_sqlite_content(std::string_view content, std::string_view file) {
+  static constexpr std::string_view kMagic("SQLite format 3\0", 16);  // a database's first bytes
+  if (content.substr(0, kMagic.size()) == kMagic) {
+    throw InputError(fmt::format(
+        "{}: a SQLite database, not a CSV file; give it a .db (or .sqlite) name to read it", file));
+  }
+}
+
 }  // namespace gemmtune

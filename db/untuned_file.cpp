@@ -21,6 +21,7 @@ constexpr std::string_view kValidatorPrefix = "Validator,";
 
 std::vector<UntunedEntry> parse_untuned(std::string_view content, std::string_view file,
                                         Diagnostics& diagnostics) {
+  refuse_sqlite_content(content, file);
   std::vector<UntunedEntry> entries;
   for (const TextLine& line : split_lines(content)) {
     auto bad = [&](std::string message) {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "db/untuned_file.hpp"
 #include "temp_dir.hpp"
 #include "tuner/error.hpp"
 
@@ -58,6 +59,23 @@ TEST(ResultsTable, FindsEveryEntryHoweverItWasAdded) {
   table.entries.erase(table.entries.begin());
   EXPECT_EQ(table.find("GemmTunableOp_float_NN", "nn_8_8_8_ld_8_8_8"), nullptr);
   EXPECT_EQ(table.find("GemmTunableOp_float_NN", "nn_800_8_8_ld_800_8_800")->solution, "A");
+}
+
+// A SQLite database under a .csv name is said to be one, not read as a hundred binary bad lines;
+// so for an untuned file.
+TEST(CsvResults, ASqliteDatabaseUnderACsvNameIsSaidToBeOne) {
+  const std::string database = std::string("SQLite format 3\0", 16) + std::string(100, '\x01');
+  Diagnostics d;
+  try {
+    (void)parse_results_csv(database, "copied.csv", d);
+    FAIL() << "read a SQLite database as CSV";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("copied.csv: a SQLite database, not a CSV file"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)parse_untuned(database, "copied.csv", d), InputError);
+  EXPECT_TRUE(d.empty());
 }
 
 TEST(CsvResults, TimesAreWrittenLikePyTorch) {
