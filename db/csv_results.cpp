@@ -27,7 +27,6 @@ std::string join_from(const std::vector<std::string_view>& fields, std::size_t f
 
 ResultsTable parse_results_csv(std::string_view content, std::string_view file,
                                Diagnostics& diagnostics) {
-  refuse_sqlite_content(content, file);
   ResultsTable table;
   for (const TextLine& line : split_lines(content)) {
     auto bad = [&](std::string message) {
@@ -95,7 +94,10 @@ ResultsTable parse_results_csv(std::string_view content, std::string_view file,
 }
 
 ResultsTable read_results_csv(const std::filesystem::path& path, Diagnostics& diagnostics) {
-  return parse_results_csv(read_file(path), path.string(), diagnostics);
+  // A file, not any text: the parser reads whatever it is given, line by line.
+  const std::string content = read_file(path);
+  refuse_sqlite_content(content, path.string());
+  return parse_results_csv(content, path.string(), diagnostics);
 }
 
 std::string format_validator_lines(const Environment& environment) {

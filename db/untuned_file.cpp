@@ -21,7 +21,6 @@ constexpr std::string_view kValidatorPrefix = "Validator,";
 
 std::vector<UntunedEntry> parse_untuned(std::string_view content, std::string_view file,
                                         Diagnostics& diagnostics) {
-  refuse_sqlite_content(content, file);
   std::vector<UntunedEntry> entries;
   for (const TextLine& line : split_lines(content)) {
     auto bad = [&](std::string message) {
@@ -62,7 +61,10 @@ std::vector<UntunedEntry> parse_untuned(std::string_view content, std::string_vi
 
 std::vector<UntunedEntry> read_untuned_file(const std::filesystem::path& path,
                                             Diagnostics& diagnostics) {
-  return parse_untuned(read_file(path), path.string(), diagnostics);
+  // A file, not any text: the parser reads whatever it is given, line by line.
+  const std::string content = read_file(path);
+  refuse_sqlite_content(content, path.string());
+  return parse_untuned(content, path.string(), diagnostics);
 }
 
 std::vector<UntunedEntry> read_untuned_files(std::span<const std::filesystem::path> paths,
