@@ -12,9 +12,6 @@ using namespace context_flags;
 
 namespace {
 
-// What is said of an exception a user's provider or solution throws that is no std::exception.
-constexpr const char* kNotAStdException = "an exception that is not a std::exception";
-
 std::string signature(const Problem& p) {
   return fmt::format("{},{}", p.op_signature(), p.params_signature());
 }
@@ -383,7 +380,7 @@ api::Entry* Context::Impl::tune_and_publish(const Problem& p, std::uint64_t h) {
     } catch (const std::exception& ex) {
       error = ex.what();
     } catch (...) {
-      error = kNotAStdException;
+      error = std::string(kNotAStdException);
     }
   }
   // The file lock before the writer lock, the order write() takes them in: the winner is either in

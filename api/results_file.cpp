@@ -41,15 +41,10 @@ LoadedResults load_results_file(const std::string& path, const Environment& curr
   // This machine's own table where a database has one; else the first that matches it (one
   // with fewer keys, as PyTorch's PT_VERSION alone, matches every machine).
   const ResultsTable* accepted = nullptr;
+  int accepted_rank = 0;
   for (const auto& t : tables) {
-    if (t.environment == current) {
-      accepted = &t;
-      break;
-    }
-  }
-  for (const auto& t : tables) {
-    if (accepted != nullptr) break;
-    if (compare_environments(t.environment, current).matches()) accepted = &t;
+    const int rank = environment_rank(t.environment, current);
+    if (rank > accepted_rank) accepted = &t, accepted_rank = rank;
   }
   if (accepted == nullptr && !tables.empty()) {
     const Comparison differences = compare_environments(tables.front().environment, current);

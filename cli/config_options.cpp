@@ -54,16 +54,18 @@ std::map<const CLI::Option*, ConfigApplied>& config_applied() {
 
 }  // namespace
 
-OptionSource option_source(const CLI::Option& opt) {
-  const std::string origin = option_origin(opt);
-  if (origin == "command line") return OptionSource::CommandLine;
-  return origin == opt.get_envname() ? OptionSource::Environment : OptionSource::ConfigurationFile;
-}
+namespace {
 
-std::string option_origin(const CLI::Option& opt) {
+// Where an option's value came from, as a level and as the name of its source.
+struct Provenance {
+  OptionSource source;
+  std::string origin;
+};
+
+Provenance provenance(const CLI::Option& opt) {
   if (const auto it = config_applied().find(&opt);
       it != config_applied().end() && it->second.results == opt.results()) {
-    return it->second.origin;
+    return {OptionSource::ConfigurationFile, it->second.origin};
   }
   const std::string& env = opt.get_envname();
   if (!env.empty()) {
@@ -77,11 +79,21 @@ std::string option_origin(const CLI::Option& opt) {
       }
       if (results == std::vector<std::string>{value} ||
           (opt.get_delimiter() != '\0' && joined == value)) {
-        return env;
+        return {OptionSource::Environment, env};
       }
     }
   }
-  return "command line";
+  return {OptionSource::CommandLine, "command line"};
+}
+
+}  // namespace
+
+OptionSource option_source(const CLI::Option& opt) {
+  return provenance(opt).source;
+}
+
+std::string option_origin(const CLI::Option& opt) {
+  return provenance(opt).origin;
 }
 
 std::string ConfigChoice::text() const {

@@ -3,7 +3,6 @@
 // validators, only solutions PyTorch understands).
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <system_error>

@@ -44,6 +44,10 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What is said of an exception an application's provider or solution throws that is no
+// std::exception (caught with `...`, it has nothing else to say).
+inline constexpr std::string_view kNotAStdException = "an exception that is not a std::exception";
+
 [[noreturn]] void throw_error(std::string_view file, int line, std::string_view message);
 
 // Writes the message to stderr instead of throwing; for destructors and other noexcept paths.

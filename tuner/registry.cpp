@@ -59,7 +59,7 @@ std::vector<std::unique_ptr<Solution>> Registry::enumerate(std::string_view back
       // An application's provider may throw anything; its failure is still its own.
       out.push_back(std::make_unique<UnrunnableSolution>(
           fmt::format("{}{}", provider->name(), kEnumerationFailedSuffix),
-          "threw an exception that is not a std::exception"));
+          fmt::format("threw {}", kNotAStdException)));
     }
   }
   return out;

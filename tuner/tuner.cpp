@@ -181,7 +181,7 @@ TuningReport Tuner::tune(const Problem& problem, const TuningProgress& progress)
     report.error = e.what();
   } catch (...) {
     // From an application's provider or solution outside the guarded candidate calls.
-    report.error = "an exception that is not a std::exception";
+    report.error = std::string(kNotAStdException);
   }
   if (!report.error.empty()) report.winner.clear();
   report.elapsed_s =

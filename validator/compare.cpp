@@ -105,6 +105,11 @@ std::string Comparison::summarize_differences(std::string_view recorded_name,
   return out;
 }
 
+int environment_rank(const Environment& table, const Environment& here) {
+  if (table == here) return 2;
+  return compare_environments(table, here).matches() ? 1 : 0;
+}
+
 std::string describe_environment(const Environment& environment) {
   if (environment.empty()) return "no validators";
   std::string out;

@@ -52,6 +52,11 @@ struct Comparison {
 Comparison compare_environments(const Environment& recorded, const Environment& current,
                                 ValidationPolicy policy = {});
 
+// How a results table's environment stands to this machine's, for choosing among a file's
+// tables: 2 it is this very environment, 1 it was measured here (no validator both have differs:
+// a PyTorch file's PT_VERSION alone matches every machine), 0 it was measured elsewhere.
+int environment_rank(const Environment& table, const Environment& here);
+
 // "PT_VERSION=2.11.0, GEMMTUNE_VERSION=0.1.0" (or "no validators").
 std::string describe_environment(const Environment& environment);
 

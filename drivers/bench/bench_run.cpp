@@ -193,19 +193,14 @@ TunedSolutions load_tuned_solutions(const std::string& file, const Environment& 
   // Opening a .db that is not there would create it, empty: a misspelt name must be an error.
   require_regular_file("--results " + file, file);
   auto tables = open_results_store(file)->load();
-  // Measured here: no validator both sides have differs (a file with fewer keys, as a PyTorch
-  // file has, is still this environment's), as mamf judges it.
-  const auto here = [&](const ResultsTable& t) {
-    return compare_environments(t.environment, environment).matches();
-  };
   // This environment's own table first, then the others measured here, so that theirs win.
   const auto rank = [&](const ResultsTable& t) {
-    return t.environment == environment ? 2 : here(t) ? 1 : 0;
+    return environment_rank(t.environment, environment);
   };
   std::stable_sort(tables.begin(), tables.end(),
                    [&](const ResultsTable& a, const ResultsTable& b) { return rank(a) > rank(b); });
   for (const auto& table : tables) {
-    out.this_environment = out.this_environment || here(table);
+    out.this_environment = out.this_environment || rank(table) > 0;
     for (const auto& e : table.entries) {
       out.by_signature.emplace(std::make_pair(e.op_signature, e.params_signature), e.solution);
     }
