@@ -84,7 +84,10 @@ CLI::Option* add_dimension(CLI::App& cmd, const std::string& option, DimSpec& sp
         }
         (range ? spec.range : spec.values) = given;
       },
-      description);
+      description)
+      // Each occurrence replaces the last, as argparse's do in mamf-finder.py: `--m 1024 --m 2048`
+      // sweeps 2048 alone, and a repeated --m_range is not six values of one range.
+      ->trigger_on_parse();
 }
 
 // Lock-free, so that the handler may touch it.
