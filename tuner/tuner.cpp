@@ -36,7 +36,8 @@ struct Candidate {
   bool is_default = false;
   bool screening_cut = false;         // screening ended after one sample (screening_cut_ms)
   std::vector<double> samples;        // of the last measuring phase, all rounds pooled
-  std::vector<double> round_medians;  // of the last measuring phase, one per round
+  // Of the last measuring phase, indexed by round; kNoRound where its caps were spent before it.
+  std::vector<double> round_medians;
 
   MeasuredSamples measured() const { return {samples, round_medians, report.stats, report.tflops}; }
   void restore(MeasuredSamples m) {
@@ -111,14 +112,16 @@ bool beats_default(std::span<const double> challenger_ms, std::span<const double
 
 bool beats_default_paired(std::span<const double> challenger_round_ms,
                           std::span<const double> reference_round_ms, double margin_sigmas) {
-  const std::size_t n = std::min(challenger_round_ms.size(), reference_round_ms.size());
-  if (n < 4) return false;
+  const std::size_t rounds = std::min(challenger_round_ms.size(), reference_round_ms.size());
   std::vector<double> logs;
-  logs.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  logs.reserve(rounds);
+  for (std::size_t i = 0; i < rounds; ++i) {
+    if (std::isnan(challenger_round_ms[i]) || std::isnan(reference_round_ms[i])) continue;
     if (challenger_round_ms[i] <= 0 || reference_round_ms[i] <= 0) return false;
     logs.push_back(std::log(challenger_round_ms[i] / reference_round_ms[i]));
   }
+  const std::size_t n = logs.size();
+  if (n < 4) return false;
   double mean = 0;
   for (double x : logs) mean += x;
   mean /= static_cast<double>(n);
@@ -481,7 +484,7 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
     const int rounds = caps.empty() ? 1 : kMeasurementRounds;
     for (Candidate* c : group) {
       c->samples.clear();
-      c->round_medians.clear();
+      c->round_medians.assign(static_cast<std::size_t>(rounds), kNoRound);
     }
     for (int round = 0; round < rounds; ++round) {
       for (std::size_t i = 0; i < group.size(); ++i) {
@@ -509,7 +512,7 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
           continue;
         }
         c.samples.insert(c.samples.end(), m.samples_ms.begin(), m.samples_ms.end());
-        c.round_medians.push_back(m.stats.median_ms);
+        c.round_medians[static_cast<std::size_t>(round)] = m.stats.median_ms;
       }
     }
     for (Candidate* c : group) {
@@ -590,8 +593,9 @@ void Tuner::tune_into(TuningReport& report, const TuningProgress& progress) {
   }
 
   // Selection: the lowest median, if it beats Default beyond the noise of either test; else
-  // Default. Rounds that a candidate skipped (its caps were spent) leave the round lists unequal
-  // and the paired test out.
+  // Default. The paired test pairs the rounds both ran: a candidate faster than Default spends its
+  // duration cap in more rounds than Default where one iteration takes more than a round's share
+  // of the cap (4-30 ms GEMMs at the default caps).
   Candidate* fastest = challengers.empty() ? nullptr : challengers.front();
   Candidate* winner = &reference;
   // The paired test asks one standard error more: its mean has only rounds − 1 = 7 degrees of

@@ -494,6 +494,33 @@ TEST_F(TunerFixture, ConfirmationOfALongGemmStillSamplesEveryRound) {
   EXPECT_GE(find(r, "Fast").stats.iterations, 8);
 }
 
+TEST_F(TunerFixture, ThePairedTestPairsTheRoundsBothRanWhenOneRanMore) {
+  // A 5 ms GEMM at the default caps (30 ms in 8 rounds, one sample a round): the candidate, 2%
+  // faster, runs 7 rounds and Default 6. The device's speed moves by up to 10% from round to
+  // round, which hides the gain from the pooled test; only the paired one can see it.
+  options.timing.max_tuning_iterations = 100;
+  options.timing.max_tuning_duration_ms = 30;
+  options.timing.screening_iterations = 0;
+  options.timing.settle_duration_ms = 0;
+  options.timing.confirmation_contenders = 0;
+  options.check = parse_numerical_check("off");
+  const std::vector<double> drift{1.00, 1.10, 0.95, 1.05, 0.92, 1.08, 1.00, 0.97};
+  const auto in_round = [drift](double ms) {
+    return [drift, ms](int call) {  // call 0 is the warm-up, then one call a round
+      return ms * drift[static_cast<std::size_t>(std::max(call - 1, 0)) % drift.size()];
+    };
+  };
+  provider->add("Default")->time_ms = in_round(5.0);
+  provider->add("Fast")->time_ms = in_round(4.9);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.default_stats.iterations, 6);
+  EXPECT_EQ(find(r, "Fast").stats.iterations, 7);
+  EXPECT_FALSE(beats_default(std::vector<double>{4.9, 5.39, 4.655, 5.145, 4.508, 5.292, 4.9},
+                             std::vector<double>{5.0, 5.5, 4.75, 5.25, 4.6, 5.4}, 2.0));
+  EXPECT_EQ(r.winner, "Fast");
+}
+
 TEST(ConfirmationCaps, HalfTheMeasurementsRaisedForLongGemmsUpToTheMeasurements) {
   TimingPolicy p;  // 100 iterations, 30 ms
   EXPECT_EQ(confirmation_caps(p).max_iterations, 50);
@@ -703,6 +730,17 @@ TEST(BeatsDefaultPaired, NeedsFourRoundsAndPositiveTimes) {
   EXPECT_FALSE(
       beats_default_paired(std::vector<double>{1, 0, 1, 1}, std::vector<double>{2, 2, 2, 2}, 2.0));
   EXPECT_FALSE(beats_default_paired({}, std::vector<double>{2, 2, 2, 2}, 2.0));
+}
+
+TEST(BeatsDefaultPaired, PairsOnlyTheRoundsBothRan) {
+  // Default's last round is missing, the challenger's fourth: three rounds pair, too few.
+  EXPECT_FALSE(beats_default_paired(std::vector<double>{1, 1, 1, kNoRound, 1},
+                                    std::vector<double>{2, 2, 2, 2, kNoRound}, 2.0));
+  // Four rounds pair; the unpaired ones, however slow, count for nothing.
+  EXPECT_TRUE(beats_default_paired(std::vector<double>{1, 1.01, 1, 1, 50},
+                                   std::vector<double>{2, 2, 2, 2, kNoRound}, 2.0));
+  EXPECT_TRUE(beats_default_paired(std::vector<double>{1, 1.01, kNoRound, 1, 1},
+                                   std::vector<double>{2, 2, 0.1, 2, 2}, 2.0));
 }
 
 }  // namespace
