@@ -23,12 +23,12 @@
 
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "tuner/backend.hpp"
+#include "tuner/noise_tests.hpp"
 #include "tuner/numerical_check.hpp"
 #include "tuner/problem.hpp"
 #include "tuner/registry.hpp"
@@ -94,33 +94,9 @@ class Tuner {
   const TunerOptions& options() const { return options_; }
 
  private:
-  void tune_into(TuningReport& report, const TuningProgress& progress);
-
   Backend& backend_;
   const Registry& registry_;
   TunerOptions options_;
 };
-
-// True when `challenger` is faster than `reference` (Default) beyond the noise: its median is
-// lower by more than `margin_sigmas` standard errors of the difference of the two medians. The
-// spread is estimated robustly (1.4826 × median absolute deviation), so that one outlier sample
-// neither hides a real gain nor invents one. A side with one sample, which measures no spread,
-// is taken to vary by kSingleSampleNoise of its time.
-inline constexpr double kSingleSampleNoise = 0.02;  // GEMMs vary 1-3% between runs on an H200
-bool beats_default(std::span<const double> challenger_ms, std::span<const double> reference_ms,
-                   double margin_sigmas);
-
-// The paired form, over the medians of the measurement's interleaved rounds (round i of each
-// measured both within one pass over the finalists): true when the mean of log(challenger_i /
-// reference_i) is below zero by more than `margin_sigmas` of its standard error. A drift of the
-// device's speed between rounds moves both medians of a round alike and cancels here, where it
-// widens the pooled spread of beats_default: on an H200 a cuBLASLt configuration 1% faster than
-// Default in every round stayed within the pooled noise and lost (bench/results/
-// 2026-11-21-h200-run6.md, #31). A round that either side did not run (kNoRound, NaN) is left
-// out; false with fewer than 4 rounds that both ran. The Tuner asks it for one standard error more
-// than beats_default (see there).
-inline constexpr double kNoRound = std::numeric_limits<double>::quiet_NaN();
-bool beats_default_paired(std::span<const double> challenger_round_ms,
-                          std::span<const double> reference_round_ms, double margin_sigmas);
 
 }  // namespace gemmtune

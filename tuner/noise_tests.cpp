@@ -1,0 +1,50 @@
+#include "tuner/noise_tests.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "tuner/statistics.hpp"
+
+namespace gemmtune {
+
+bool beats_default(std::span<const double> challenger_ms, std::span<const double> reference_ms,
+                   double margin_sigmas) {
+  if (challenger_ms.empty()) return false;
+  if (reference_ms.empty()) return true;
+  const double challenger = median(challenger_ms);
+  const double reference = median(reference_ms);
+  // One sample has no spread to measure: its standard error would come out 0, and any lower
+  // median would pass as beyond the noise (a GEMM of 30 ms or more gets one sample a phase). It
+  // is taken as kSingleSampleNoise of its time instead, the run-to-run variation of one GEMM.
+  const auto standard_error = [](std::span<const double> samples, double m) {
+    return samples.size() < 2 ? kSingleSampleNoise * m : median_standard_error(samples, m);
+  };
+  const double threshold = margin_sigmas * std::hypot(standard_error(challenger_ms, challenger),
+                                                      standard_error(reference_ms, reference));
+  return challenger < reference - threshold;
+}
+
+bool beats_default_paired(std::span<const double> challenger_round_ms,
+                          std::span<const double> reference_round_ms, double margin_sigmas) {
+  const std::size_t rounds = std::min(challenger_round_ms.size(), reference_round_ms.size());
+  std::vector<double> logs;
+  logs.reserve(rounds);
+  for (std::size_t i = 0; i < rounds; ++i) {
+    if (std::isnan(challenger_round_ms[i]) || std::isnan(reference_round_ms[i])) continue;
+    if (challenger_round_ms[i] <= 0 || reference_round_ms[i] <= 0) return false;
+    logs.push_back(std::log(challenger_round_ms[i] / reference_round_ms[i]));
+  }
+  const std::size_t n = logs.size();
+  if (n < 4) return false;
+  double mean = 0;
+  for (double x : logs) mean += x;
+  mean /= static_cast<double>(n);
+  double variance = 0;
+  for (double x : logs) variance += (x - mean) * (x - mean);
+  variance /= static_cast<double>(n - 1);
+  const double standard_error = std::sqrt(variance / static_cast<double>(n));
+  return mean < 0 && -mean > margin_sigmas * standard_error;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,90 @@
+// The tuning of one problem, phase by phase (what Tuner::tune runs; the pipeline is described in
+// tuner.hpp). Each phase is a method that works on the candidates the last one left in the
+// running and returns false once the problem has ended (report.error says why, and every
+// candidate has its disposition):
+//
+//   enumerate → drop_unsupported → allocate_operands → warm_up_and_screen → check_reference →
+//   check_and_screen → measure → confirm → select
+//
+// tuning_run.cpp holds the enumeration, the operands and the bookkeeping;
+// tuning_run_screening.cpp the cheap filters (warm-up, screening, numerical check);
+// tuning_run_selection.cpp the measurement in rounds, the confirmation and the verdict.
+// Internal to the tuner.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "tuner/candidate.hpp"
+#include "tuner/operand_sets.hpp"
+#include "tuner/output_checker.hpp"
+#include "tuner/profiler.hpp"
+#include "tuner/tuner.hpp"
+
+namespace gemmtune {
+
+class TuningRun {
+ public:
+  TuningRun(Backend& backend, const Registry& registry, const TunerOptions& options,
+            TuningReport& report, const TuningProgress& progress);
+  TuningRun(const TuningRun&) = delete;
+  TuningRun& operator=(const TuningRun&) = delete;
+
+  // Fills the report; throws only what ends the problem outside a candidate's calls (a
+  // DeviceError, an allocation failure, a provider's exception while enumerating).
+  void run();
+
+ private:
+  // The phases, in order (see the top of the file).
+  void enumerate();
+  bool drop_unsupported();
+  bool allocate_operands();
+  bool warm_up_and_screen();
+  bool check_reference();
+  void check_and_screen();
+  bool measure();
+  bool confirm();
+  void select();
+
+  // Bookkeeping.
+  void finish(Candidate& c);  // out of the running, reported to the progress callback
+  void collect();             // every candidate's report into the report, once at the end
+  bool end(std::string error);
+  bool reference_failed();
+  // One phase of one candidate; false (and Failed) when it threw or failed.
+  bool phase(Candidate& c, const PhaseCaps& caps, std::string_view name, Measurement& out,
+             Profiler& with, double stop_above_ms = 0);
+  // True when checked and wrong (or failed to run).
+  bool incorrect(Candidate& c);
+  // Interleaved rounds of `group` under `caps`; false when Default failed.
+  bool measure_in_rounds(const std::vector<Candidate*>& group, const PhaseCaps& caps,
+                         std::string_view name);
+
+  Backend& backend_;
+  const Registry& registry_;
+  const TunerOptions& options_;
+  const TimingPolicy& timing_;
+  TuningReport& report_;
+  const Problem& problem_;
+  const TuningProgress& progress_;
+
+  std::vector<Candidate> candidates_;  // Default first; never resized after enumerate()
+  Candidate* reference_ = nullptr;     // Default
+  int total_ = 0;
+  int done_ = 0;
+  std::size_t workspace_bytes_ = 0;  // the most any supported candidate needs
+
+  std::optional<OperandSets> sets_;
+  std::optional<Profiler> profiler_;
+  std::optional<Profiler> warmup_profiler_;
+  std::optional<OutputChecker> checker_;
+  std::int64_t compared_ = 0;  // what a numerical check counts: real and imaginary parts apart
+
+  std::vector<Candidate*> survivors_;    // measured: Default and the finalists
+  std::vector<Candidate*> challengers_;  // the finalists still alive, fastest first
+  bool confirmed_ = false;               // the confirmation ran to its end and decides
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,146 @@
+// The TuningRun's cheap filters: warm-up and screening (a few capped iterations each), Default's
+// reference output, and the numerical check of the candidates fast enough to be worth one.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+
+#include "tuner/tuning_run.hpp"
+
+namespace gemmtune {
+
+bool TuningRun::warm_up_and_screen() {
+  // Each candidate's warmup right before its few capped screening iterations, so that screening
+  // sees it warm. Default goes first (enumeration put it there), so its own screening runs uncut
+  // and its median sets the early cut of the others'.
+  double cut_ms = 0;
+  for (auto& c : candidates_) {
+    if (!c.alive) continue;
+    Measurement m;
+    const bool ok = (!warmup_enabled(timing_) ||
+                     phase(c, warmup_caps(timing_), "warmup", m, *warmup_profiler_)) &&
+                    (!screening_enabled(timing_) ||
+                     phase(c, screening_caps(timing_), "screening", m, *profiler_, cut_ms));
+    if (!ok) {
+      if (c.is_default) return reference_failed();
+      finish(c);
+      continue;
+    }
+    if (screening_enabled(timing_)) {
+      c.report.stats = m.stats;
+      c.report.tflops = tflops_at(problem_, m.stats.median_ms);
+      c.screening_cut = m.cut_short;
+      if (c.is_default) cut_ms = screening_cut_ms(timing_, m.stats.median_ms);
+    }
+  }
+  return true;
+}
+
+bool TuningRun::check_reference() {
+  // Default's output, the reference of the numerical check.
+  checker_.emplace(backend_, *sets_, problem_, options_.check);
+  compared_ = problem_.m * problem_.n * problem_.batch * (info(problem_.c_type).is_complex ? 2 : 1);
+  if (!options_.check.enabled()) return true;
+  Candidate& reference = *reference_;
+  CheckResult self;
+  guarded(reference, "reference run", [&] {
+    sets_->reset_check_output();
+    const RunStatus status =
+        reference.solution->run(problem_, sets_->check_operands(), backend_.stream());
+    if (!status) GEMMTUNE_THROW("{}", status.error);
+    // Default is compared with itself too: a reference with NaN or unwritten elements is no
+    // reference, and that must end the problem rather than fail every candidate.
+    self = checker_->take_reference();
+  });
+  if (!reference.alive) return reference_failed();
+  if (!self.passed) {
+    // Compared with itself, only a NaN or an Inf (or an element it never wrote: poisoned with
+    // NaN) can differ.
+    reference.report.reason =
+        fmt::format("its output holds NaN or Inf: {}", self.describe(compared_));
+    return reference_failed();
+  }
+  return true;
+}
+
+bool TuningRun::incorrect(Candidate& c) {
+  if (!options_.check.enabled()) return false;
+  CheckResult result;
+  const bool ran = guarded(c, "numerical check run", [&] {
+    sets_->reset_check_output();
+    const RunStatus status = c.solution->run(problem_, sets_->check_operands(), backend_.stream());
+    if (!status) {
+      c.fail(fmt::format("numerical check run: {}", status.error));
+      return;
+    }
+    result = checker_->check_candidate();
+  });
+  if (!ran || !c.alive) return true;
+  if (result.passed) return false;
+  c.report.disposition = Disposition::Incorrect;
+  c.report.reason = result.describe(compared_);
+  return true;
+}
+
+void TuningRun::check_and_screen() {
+  // Fastest screening median first: the bar a candidate must clear is keep_factor × the best
+  // median of a *correct* candidate (Default included), so a fast wrong candidate can never screen
+  // out a correct one, and what is clearly slower than that bar is dropped without the cost of a
+  // check. Without screening every survivor is checked.
+  std::vector<Candidate*> order;
+  for (auto& c : candidates_) {
+    if (c.alive && !c.is_default) order.push_back(&c);
+  }
+  const bool screened = screening_enabled(timing_);
+  if (screened) {
+    std::stable_sort(order.begin(), order.end(), [](const Candidate* x, const Candidate* y) {
+      return x->report.stats.median_ms < y->report.stats.median_ms;
+    });
+  }
+  const Candidate& reference = *reference_;
+  double best_ms = reference.report.stats.median_ms;
+  std::string best_name = reference.report.solution;
+  int finalists = 0;
+  for (Candidate* c : order) {
+    const double median = c->report.stats.median_ms;
+    if (c->screening_cut) {
+      c->report.disposition = Disposition::ScreenedOut;
+      c->report.reason =
+          fmt::format("screening cut after its first sample: {:.4g} ms > {} x {} x {:.4g} ms of {}",
+                      median, kScreeningCutFactor, timing_.screening_keep_factor,
+                      reference.report.stats.median_ms, kDefaultSolutionName);
+      finish(*c);
+      continue;
+    }
+    if (screened && timing_.max_finalists > 0 && finalists >= timing_.max_finalists) {
+      c->report.disposition = Disposition::ScreenedOut;
+      c->report.reason = fmt::format("screening median {:.4g} ms: not among the {} fastest", median,
+                                     timing_.max_finalists);
+      finish(*c);
+      continue;
+    }
+    // A keep factor of 0 (or less) is no bar, as for the screening cut (screening_cut_ms).
+    if (screened && timing_.screening_keep_factor > 0 &&
+        median > timing_.screening_keep_factor * best_ms) {
+      c->report.disposition = Disposition::ScreenedOut;
+      c->report.reason = fmt::format("screening median {:.4g} ms > {} x {:.4g} ms of {}", median,
+                                     timing_.screening_keep_factor, best_ms, best_name);
+      finish(*c);
+      continue;
+    }
+    if (incorrect(*c)) {
+      finish(*c);
+      continue;
+    }
+    ++finalists;
+    if (screened && median < best_ms) {
+      best_ms = median;
+      best_name = c->report.solution;
+    }
+  }
+  for (auto& c : candidates_) {
+    if (c.alive) survivors_.push_back(&c);
+  }
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,198 @@
+// The TuningRun's verdict: the finalists and Default measured in interleaved rounds, the fastest
+// few confirmed in fresh rounds, and the winner chosen against Default's noise.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+
+#include "tuner/noise_tests.hpp"
+#include "tuner/round_order.hpp"
+#include "tuner/tuning_run.hpp"
+
+namespace gemmtune {
+namespace {
+
+// Interleaved rounds of the measurement phase (see there). Eight, not four: on an H200 a large
+// GEMM's speed drifted by 10-25% within a second, and four rounds still let one finalist collect
+// a quarter of its samples in a fast stretch the others missed
+// (bench/results/2026-11-21-h200-run2.md).
+constexpr int kMeasurementRounds = 8;
+// A phase sized for one iteration per round gets this much more, so that a sample a little slower
+// than the measured median does not cost the last round.
+constexpr double kRoundHeadroom = 1.25;
+
+void sort_fastest_first(std::vector<Candidate*>& candidates) {
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate* x, const Candidate* y) {
+                     return x->report.stats.median_ms < y->report.stats.median_ms;
+                   });
+}
+
+}  // namespace
+
+// Measurement of the survivors (warm: they ran in screening and in the check), in interleaved
+// rounds: each round gives every survivor its share of what is left of its caps, in an order that
+// turns from round to round (round_order.hpp), and the samples of all rounds are pooled. A
+// device's speed drifts within a measurement phase (fresh from the idle numerical checks, an H200
+// ran 0.2-3 ms GEMMs 15-25% faster for a while), and measuring each survivor in one block handed
+// that head start to whoever came first: always Default.
+bool TuningRun::measure_in_rounds(const std::vector<Candidate*>& group, const PhaseCaps& caps,
+                                  std::string_view name) {
+  const int rounds = caps.empty() ? 1 : kMeasurementRounds;
+  for (Candidate* c : group) {
+    c->samples.clear();
+    c->round_medians.assign(static_cast<std::size_t>(rounds), kNoRound);
+  }
+  for (int round = 0; round < rounds; ++round) {
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      Candidate& c = *group[round_position(round, i, group.size())];
+      if (!c.alive) continue;
+      const auto done_iterations = static_cast<int>(c.samples.size());
+      double done_ms = 0;
+      for (double x : c.samples) done_ms += x;
+      const int rounds_left = rounds - round;
+      PhaseCaps share;  // with both caps at 0 this is the single round of exactly one iteration
+      if (caps.max_iterations > 0) {
+        const int left = caps.max_iterations - done_iterations;
+        if (left <= 0) continue;
+        share.max_iterations = (left + rounds_left - 1) / rounds_left;
+      }
+      if (caps.max_duration_ms > 0) {
+        const double left = caps.max_duration_ms - done_ms;
+        if (left <= 0) continue;
+        share.max_duration_ms = left / rounds_left;
+      }
+      Measurement m;
+      if (!phase(c, share, name, m, *profiler_)) {
+        if (c.is_default) return false;
+        finish(c);
+        continue;
+      }
+      c.samples.insert(c.samples.end(), m.samples_ms.begin(), m.samples_ms.end());
+      c.round_medians[static_cast<std::size_t>(round)] = m.stats.median_ms;
+    }
+  }
+  for (Candidate* c : group) {
+    if (!c->alive) continue;
+    c->report.stats = summarize(c->samples);
+    c->report.tflops = tflops_at(problem_, c->report.stats.median_ms);
+    c->report.disposition = Disposition::Slower;
+    c->report.reason.clear();
+  }
+  return true;
+}
+
+bool TuningRun::measure() {
+  const PhaseCaps caps = measurement_caps(timing_);
+  if (settle_enabled(timing_) && !caps.empty() && survivors_.size() > 1) {
+    Measurement settled;  // untimed in effect: its samples are dropped
+    if (!phase(*reference_, settle_caps(timing_), "settle", settled, *profiler_)) {
+      return reference_failed();
+    }
+  }
+  if (!measure_in_rounds(survivors_, caps, "measurement")) return reference_failed();
+  for (Candidate* c : survivors_) {
+    if (c->alive && !c->is_default) challengers_.push_back(c);
+  }
+  sort_fastest_first(challengers_);
+  return true;
+}
+
+bool TuningRun::confirm() {
+  // The fastest few challengers and Default measured again, in fresh interleaved rounds, and the
+  // verdict taken on these samples alone. The fastest of several finalists is partly the one whose
+  // samples happened to come out low, so the measurement that picked it overstates its lead (the
+  // winner's curse); samples taken after the pick carry no such bias. On an H200, winners the tuner
+  // had measured 1.5-2.5% ahead of Default were 1.2% ahead when measured again, and those under
+  // 1.5% 0.2% ahead (bench/results/2026-11-22-h200-min-gain.md).
+  if (timing_.confirmation_contenders <= 0 || challengers_.empty()) return true;
+  const std::size_t contenders =
+      std::min(challengers_.size(), static_cast<std::size_t>(timing_.confirmation_contenders));
+  std::vector<Candidate*> group{reference_};
+  group.insert(group.end(), challengers_.begin(), challengers_.begin() + contenders);
+  // Long enough for one iteration of the slowest in every round (the paired test needs the
+  // rounds), though never longer than the measurement: half of a 30 ms cap is one sample of a
+  // 15 ms GEMM.
+  double slowest_ms = 0;
+  for (const Candidate* c : group) slowest_ms = std::max(slowest_ms, c->report.stats.median_ms);
+  const PhaseCaps confirmation =
+      confirmation_caps(timing_, kRoundHeadroom * kMeasurementRounds * slowest_ms);
+  // What the measurement found, for the case where a contender fails on the way.
+  std::vector<MeasuredSamples> measured;
+  for (const Candidate* c : group) measured.push_back(c->measured());
+  if (!measure_in_rounds(group, confirmation, "confirmation")) return reference_failed();
+  if (std::all_of(group.begin(), group.end(), [](const Candidate* c) { return c->alive; })) {
+    confirmed_ = true;
+    for (std::size_t i = contenders; i < challengers_.size(); ++i) {
+      challengers_[i]->report.reason = fmt::format(
+          "measurement median {:.4g} ms: not among the {} fastest confirmed beside Default",
+          challengers_[i]->report.stats.median_ms, contenders);
+    }
+    challengers_.resize(contenders);
+    sort_fastest_first(challengers_);
+  } else {
+    // A contender failed after a clean measurement: the confirmation no longer covers the
+    // fastest finalists, so the measurement decides among those still alive, as without it.
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      if (group[i]->alive) group[i]->restore(measured[i]);
+    }
+    std::erase_if(challengers_, [](const Candidate* c) { return !c->alive; });
+  }
+  return true;
+}
+
+void TuningRun::select() {
+  // The lowest median, if it beats Default beyond the noise of either test; else Default. The
+  // paired test pairs the rounds both ran: a candidate faster than Default spends its duration cap
+  // in more rounds than Default where one iteration takes more than a round's share of the cap
+  // (4-30 ms GEMMs at the default caps).
+  Candidate& reference = *reference_;
+  Candidate* fastest = challengers_.empty() ? nullptr : challengers_.front();
+  Candidate* winner = &reference;
+  // The paired test asks one standard error more: its mean has only rounds − 1 = 7 degrees of
+  // freedom, at which 2 standard errors still pass a candidate no faster than Default about one
+  // time in 25 (3: one in 100). On an H200 the paired test at 2 picked a prefill configuration
+  // 0.7% ahead in the tuner's rounds that the benchmark then found 2.7% behind
+  // (bench/results/2026-11-21-h200-run7.md, #68).
+  const auto beats = [&](const Candidate& c) {
+    if (c.report.stats.median_ms > (1.0 - options_.min_gain) * reference.report.stats.median_ms) {
+      return false;
+    }
+    const double margin = options_.default_margin_sigmas;
+    return beats_default(c.samples, reference.samples, margin) ||
+           (c.round_medians.size() == reference.round_medians.size() &&
+            c.report.stats.median_ms < reference.report.stats.median_ms &&
+            beats_default_paired(c.round_medians, reference.round_medians, margin + 1));
+  };
+  if (fastest != nullptr && beats(*fastest)) {
+    winner = fastest;
+  } else if (fastest != nullptr && reference.report.stats.median_ms > 0 &&
+             fastest->report.stats.median_ms < reference.report.stats.median_ms) {
+    // Why the fastest did not replace Default, for whoever reads the measurements.
+    const double gain = 1.0 - fastest->report.stats.median_ms / reference.report.stats.median_ms;
+    fastest->report.reason = fmt::format(
+        "{} median {:.2f}% below Default's, {}", confirmed_ ? "confirmation" : "measurement",
+        100 * gain,
+        gain < options_.min_gain
+            ? fmt::format("less than the minimum gain of {:.2f}%", 100 * options_.min_gain)
+        : fastest->samples.size() < 2 || reference.samples.size() < 2
+            ? fmt::format("within the noise (one sample, taken as {:.0f}% noise: a longer "
+                          "--max-tuning-duration-ms gives more)",
+                          100 * kSingleSampleNoise)
+            : std::string("within the noise"));
+  }
+  winner->report.disposition = Disposition::Winner;
+  // The measured candidates are reported once the selection is made, so that each comes with its
+  // final disposition (the winner as Winner, the fastest loser with its reason).
+  for (Candidate* c : survivors_) {
+    if (!c->alive) continue;
+    ++done_;
+    if (progress_) progress_(c->report, done_, total_);
+  }
+  report_.winner = winner->report.solution;
+  report_.winner_stats = winner->report.stats;
+  report_.default_stats = reference.report.stats;
+  collect();
+}
+
+}  // namespace gemmtune
