@@ -73,7 +73,7 @@ Lookup Context::lookup(const Problem& problem) const {
 void Context::add_provider(std::shared_ptr<SolutionProvider> provider) {
   impl_->session.registry->add(std::move(provider));
   const api::ContextLock lock(impl_->writer);
-  impl_->rebuild_table();
+  impl_->tables.rebuild();
 }
 
 namespace {
@@ -148,13 +148,12 @@ void Context::set_filename(std::string_view filename, bool insert_device_ordinal
                                ? with_device_ordinal(filename, impl_->options.device)
                                : std::string(filename);
   const api::ContextLock lock(impl_->writer);
-  impl_->results_path = path;
-  impl_->append_warned = false;
+  impl_->results.set_path(path);
 }
 
 std::string Context::filename() const {
   const api::ContextLock lock(impl_->writer);
-  return impl_->results_path;
+  return impl_->results.path();
 }
 
 void Context::set_untuned_filename(std::string_view filename, bool insert_device_ordinal) {
@@ -164,7 +163,7 @@ void Context::set_untuned_filename(std::string_view filename, bool insert_device
   impl_->recorder.set_path(std::move(path));
   impl_->record_warned = false;
   // Problems met before count as not yet recorded in the new file.
-  impl_->current()->for_each([](api::Entry* e) { e->recorded.store(false); });
+  impl_->tables.current()->for_each([](api::Entry* e) { e->recorded.store(false); });
 }
 
 std::string Context::untuned_filename() const {
@@ -200,7 +199,7 @@ TuneFileReport Context::tune_file(std::string_view untuned_filename) {
   report.requested = problems.size();
   for (const auto& u : problems) {
     const std::uint64_t h = api::fast_hash(u.problem);
-    if (const api::Entry* e = impl_->current()->find(u.problem, h);
+    if (const api::Entry* e = impl_->tables.current()->find(u.problem, h);
         e != nullptr && e->kind == api::EntryKind::Result) {
       ++report.already_tuned;
       continue;
@@ -223,8 +222,8 @@ TuneFileReport Context::tune_file(std::string_view untuned_filename) {
 std::vector<ResultLine> Context::results() const {
   const api::ContextLock lock(impl_->writer);
   std::vector<ResultLine> out;
-  out.reserve(impl_->master.entries.size());
-  for (const auto& e : impl_->master.entries) {
+  out.reserve(impl_->results.table().entries.size());
+  for (const auto& e : impl_->results.table().entries) {
     out.push_back({e.op_signature, e.params_signature, e.solution, e.time_ms});
   }
   return out;

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "db/results_store.hpp"
+#include "tuner/error.hpp"
 #include "validator/compare.hpp"
 
 namespace gemmtune::api {
@@ -70,6 +72,51 @@ LoadedResults load_results_file(const std::string& path, const Environment& curr
                             diagnostics.summary(), diagnostics.format_all());
   }
   return out;
+}
+
+void refuse_to_replace_another_environment(const std::string& path, const Environment& current) {
+  // A database keeps one table per environment and write_results_file replaces only ours; a CSV
+  // file is one environment, replaced whole.
+  if (results_store_kind(path) != "csv") return;
+  const LoadedResults existing = load_results_file(path, current);
+  if (!existing.report.found || existing.report.accepted) return;
+  throw InputError(fmt::format(
+      "{} is not replaced: {}, and replacing it would lose what it holds. The results this "
+      "Context holds are not written there: write them to another file, or to a .db, which keeps "
+      "one table per environment",
+      path, existing.refusal));
+}
+
+std::size_t write_results_file(const std::string& path, const ResultsTable& held,
+                               const std::set<ResultKey>& tuned_here) {
+  // Read and replaced under the file's append lock (a database: in one transaction), so that what
+  // another process appended since this Context read the file, or what a file it never loaded
+  // holds, is kept rather than replaced away. Where both hold a problem, this Context's result is
+  // written if it tuned the problem; one it only loaded gives way to the file's, which may be
+  // newer (a `db merge` into the file meanwhile).
+  const bool one_environment = results_store_kind(path) == "csv";
+  std::size_t written = 0;
+  Diagnostics read;  // bad lines are the readers' to report; they are not kept, as before
+  open_results_store(path)->update(
+      read, [&](std::vector<ResultsTable> current, const Diagnostics&) {
+        ResultsTable out;
+        out.environment = held.environment;
+        for (const ResultsTable& stored : current) {
+          // A CSV file is one environment, which refuse_to_replace_another_environment accepted;
+          // a database's other environments are not this write's to touch.
+          if (!one_environment && !(stored.environment == held.environment)) continue;
+          for (const ResultEntry& e : stored.entries) out.upsert(e, stored.time_text_of(e));
+        }
+        for (const ResultEntry& e : held.entries) {
+          const bool ours = tuned_here.count({e.op_signature, e.params_signature}) > 0;
+          if (ours || out.find(e.op_signature, e.params_signature) == nullptr) {
+            out.upsert(e, held.time_text_of(e));
+          }
+        }
+        written = out.entries.size();
+        return std::optional<ResultsTable>(std::move(out));
+      });
+  return written;
 }
 
 }  // namespace gemmtune::api
