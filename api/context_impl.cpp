@@ -30,7 +30,8 @@ Context::Impl::Impl(Options o) : options(std::move(o)), log(options.log, flags) 
   backend_name = session.backend->properties().backend;
   environment = collect_environment(*session.backend);
   results.set_environment(environment);
-  dispatch = std::make_unique<api::Dispatcher>(session, backend_name, log);
+  // Default is rebuilt under the limits a tuning here has: the same heuristic pick it measured.
+  dispatch = std::make_unique<api::Dispatcher>(session, backend_name, tuner_options().search, log);
   const auto ordinal = [&](const std::string& name) {
     return options.insert_device_ordinal ? with_device_ordinal(name, options.device) : name;
   };

@@ -9,9 +9,10 @@ namespace gemmtune::api {
 
 // The CPU backend runs a solution synchronously; every other backend orders work by stream.
 Dispatcher::Dispatcher(const BackendSession& session, std::string backend_name,
-                       const ContextLog& log)
+                       SearchOptions limits, const ContextLog& log)
     : session_(session),
       backend_name_(std::move(backend_name)),
+      limits_(std::move(limits)),
       log_(log),
       workspaces_(*session.backend, backend_name_ != "cpu") {}
 
@@ -91,7 +92,7 @@ const Resolved& Dispatcher::resolve(Entry& e, bool default_only) {
   ResolvedSolution rs;
   try {
     const auto on_device = session_.backend->make_current();  // rebuilding asks the device
-    rs = resolve_solution(*session_.registry, backend_name_, e.problem, name);
+    rs = resolve_solution(*session_.registry, backend_name_, e.problem, name, limits_);
   } catch (const std::exception& ex) {
     // A provider that throws while rebuilding the name is one more reason the name cannot run
     // here: Default runs, as for any other, unless it is Default that threw.
@@ -132,7 +133,7 @@ ResolvedSolution Dispatcher::resolve_default_after_throw(const Problem& p, std::
   try {
     const auto on_device = session_.backend->make_current();
     ResolvedSolution d =
-        resolve_solution(*session_.registry, backend_name_, p, kDefaultSolutionName);
+        resolve_solution(*session_.registry, backend_name_, p, kDefaultSolutionName, limits_);
     rs.solution = std::move(d.solution);
     if (rs.solution == nullptr) rs.warning += fmt::format("; and {}", d.warning);
   } catch (const std::exception& ex) {

@@ -22,8 +22,10 @@ namespace gemmtune::api {
 
 class Dispatcher {
  public:
-  // `session` (opened) and `log` outlive the dispatcher.
-  Dispatcher(const BackendSession& session, std::string backend_name, const ContextLog& log);
+  // `session` (opened) and `log` outlive the dispatcher. `limits`: those of the Context's tunings,
+  // under which Default is rebuilt (resolve_solution).
+  Dispatcher(const BackendSession& session, std::string backend_name, SearchOptions limits,
+             const ContextLog& log);
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
 
@@ -46,6 +48,7 @@ class Dispatcher {
 
   const BackendSession& session_;
   const std::string backend_name_;
+  const SearchOptions limits_;
   const ContextLog& log_;
   WorkspacePool workspaces_;
   std::mutex resolve_mutex_;  // resolution of one entry at a time (rare: once per entry)

@@ -66,8 +66,10 @@ void print_dispatch(const ResultsTable& table, const BackendSession& session) {
       ++unparsed;
       continue;
     }
+    // Under the default workspace limit, which a Context has unless GEMMTUNE_WORKSPACE_MB says
+    // otherwise: only which algorithm Default picks depends on it, not whether a name rebuilds.
     const ResolvedSolution resolved =
-        resolve_solution(*session.registry, backend, problem, e.solution);
+        resolve_solution(*session.registry, backend, problem, e.solution, SearchOptions{});
     if (resolved.fell_back) {
       ++fell_back;
       fmt::print("  falls back: {}\n", resolved.warning);

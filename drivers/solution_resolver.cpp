@@ -5,10 +5,12 @@
 namespace gemmtune {
 
 ResolvedSolution resolve_solution(const Registry& registry, std::string_view backend,
-                                  const Problem& problem, std::string_view name) {
+                                  const Problem& problem, std::string_view name,
+                                  const SearchOptions& limits) {
   ResolvedSolution out;
   std::string why;
-  if (auto s = registry.from_name(backend, problem, name)) {
+  if (auto s = name == kDefaultSolutionName ? registry.reference(backend, problem, limits)
+                                            : registry.from_name(backend, problem, name)) {
     const Support support = s->supports(problem);
     if (support) {
       out.solution = std::move(s);
@@ -23,8 +25,7 @@ ResolvedSolution resolve_solution(const Registry& registry, std::string_view bac
       fmt::format("{},{}: solution '{}' cannot run here ({}); using {}", problem.op_signature(),
                   problem.params_signature(), name, why, kDefaultSolutionName);
   if (name == kDefaultSolutionName) return out;  // Default itself cannot run it
-  if (auto d = registry.from_name(backend, problem, kDefaultSolutionName);
-      d && d->supports(problem)) {
+  if (auto d = registry.reference(backend, problem, limits); d && d->supports(problem)) {
     out.solution = std::move(d);
   }
   return out;

@@ -2,6 +2,9 @@
 // on this backend: the one the name denotes when a provider knows it and it supports the problem
 // here; otherwise `Default`, with a warning that names the problem and says why. A results file
 // measured on another device, or a library update, must degrade to Default, never fail a GEMM.
+// `Default` is rebuilt as a tuning under `limits` measured it (Registry::reference): where it is a
+// cuBLASLt heuristic's pick (GemmAndBias, ScaledGemm), the pick depends on the workspace limit, so
+// a caller passes the limit it tunes and runs under.
 #pragma once
 
 #include <memory>
@@ -19,6 +22,7 @@ struct ResolvedSolution {
 };
 
 ResolvedSolution resolve_solution(const Registry& registry, std::string_view backend,
-                                  const Problem& problem, std::string_view name);
+                                  const Problem& problem, std::string_view name,
+                                  const SearchOptions& limits);
 
 }  // namespace gemmtune

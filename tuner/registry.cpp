@@ -85,4 +85,12 @@ std::unique_ptr<Solution> Registry::from_name(std::string_view backend, const Pr
   return nullptr;
 }
 
+std::unique_ptr<Solution> Registry::reference(std::string_view backend, const Problem& problem,
+                                              const SearchOptions& options) const {
+  for (const auto& provider : providers_for(backend)) {
+    if (auto s = provider->reference(problem, options)) return s;
+  }
+  return nullptr;
+}
+
 }  // namespace gemmtune

@@ -33,6 +33,10 @@ class Registry {
   // The solution a stored name denotes, or nullptr when no provider knows it.
   std::unique_ptr<Solution> from_name(std::string_view backend, const Problem& problem,
                                       std::string_view name) const;
+  // The `Default` that a tuning under `options` measures (SolutionProvider::reference: a
+  // cuBLASLt heuristic's pick depends on the workspace limit), or nullptr when no provider has one.
+  std::unique_ptr<Solution> reference(std::string_view backend, const Problem& problem,
+                                      const SearchOptions& options) const;
 
  private:
   mutable std::mutex mutex_;

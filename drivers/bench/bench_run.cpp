@@ -77,7 +77,8 @@ class CaseRunner {
       r->params_signature = problem.params_signature();
     }
     if (auto why = problem.invalid_reason()) return fail_rows(def, tuned, *why);
-    auto base = resolve_solution(registry_, backend_name, problem, kDefaultSolutionName);
+    auto base = resolve_solution(registry_, backend_name, problem, kDefaultSolutionName,
+                                 options_.tuner.search);
     if (!base.solution) {
       return fail_rows(def, tuned, fmt::format("Default cannot run it: {}", base.warning));
     }
@@ -106,7 +107,7 @@ class CaseRunner {
     }
     std::unique_ptr<Solution> other;
     if (!name.empty() && name != kDefaultSolutionName) {
-      auto r = resolve_solution(registry_, backend_name, problem, name);
+      auto r = resolve_solution(registry_, backend_name, problem, name, options_.tuner.search);
       if (r.fell_back) {
         note(fmt::format("{} {}: {}", c.shape_text(), c.dtype, r.warning));
         tuned.source = kSourceFallback;

@@ -102,9 +102,11 @@ void check_plot_file(const std::string& file) {
 }
 
 // Whether Default runs this dtype at all here: a small shape, so that only the dtype can fail.
-bool dtype_runs(const Registry& registry, std::string_view backend, DType dtype) {
+bool dtype_runs(const Registry& registry, std::string_view backend, DType dtype,
+                const SearchOptions& limits) {
   const Problem probe = problem_for_shape(Shape{64, 64, 64}, dtype);
-  return resolve_solution(registry, backend, probe, kDefaultSolutionName).solution != nullptr;
+  return resolve_solution(registry, backend, probe, kDefaultSolutionName, limits).solution !=
+         nullptr;
 }
 
 CandidateReport candidate(const ShapeResult& r, bool winner) {
@@ -190,9 +192,9 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
 
   // The dtype must run at all. A shape that cannot (too large, say) is only skipped, with its
   // reason, as in the sweep; blaming the dtype for it would send the user the wrong way.
-  if (!dtype_runs(registry, props.backend, o.dtype)) {
+  if (!dtype_runs(registry, props.backend, o.dtype, o.tuner.search)) {
     const Problem first = problem_for_shape(shapes.front(), o.dtype);
-    auto d = resolve_solution(registry, props.backend, first, kDefaultSolutionName);
+    auto d = resolve_solution(registry, props.backend, first, kDefaultSolutionName, o.tuner.search);
     throw InputError(fmt::format("--dtype {} does not run on the {} backend: {}",
                                  info(o.dtype).cli_name, props.backend, d.warning));
   }
@@ -255,7 +257,8 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
     for (std::size_t i = 0; i < shapes.size() && !bench; ++i) {
       try {
         problem = problem_for_shape(shapes[i], o.dtype);
-        auto d = resolve_solution(registry, props.backend, problem, kDefaultSolutionName);
+        auto d = resolve_solution(registry, props.backend, problem, kDefaultSolutionName,
+                                  o.tuner.search);
         if (!d.solution) continue;
         bench = std::make_unique<ShapeBench>(backend, problem, o.bench,
                                              d.solution->workspace_bytes(problem), *flush);
@@ -299,7 +302,8 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
     progress.shape = shape;
     progress.sweep_seconds = seconds_since(sweep_start);
     try {
-      auto def = resolve_solution(registry, props.backend, problem, kDefaultSolutionName);
+      auto def =
+          resolve_solution(registry, props.backend, problem, kDefaultSolutionName, o.tuner.search);
       if (!def.solution) throw InputError(def.warning);
       std::unique_ptr<Solution> other;
       bool tuned_now = false;
@@ -324,7 +328,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
           not_in_results.push_back(shape.text());
         }
         if (name != kDefaultSolutionName) {
-          auto r = resolve_solution(registry, props.backend, problem, name);
+          auto r = resolve_solution(registry, props.backend, problem, name, o.tuner.search);
           if (r.fell_back) {
             result.notes.push_back(r.warning);
             observer.warning(r.warning);
@@ -427,7 +431,7 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
       if (r.shape == shape) solution_name = r.solution, burst = r.tflops.mean;
     }
     const Problem problem = problem_for_shape(shape, o.dtype);
-    auto sol = resolve_solution(registry, props.backend, problem, solution_name);
+    auto sol = resolve_solution(registry, props.backend, problem, solution_name, o.tuner.search);
     ShapeBench bench(backend, problem, o.bench, sol.solution->workspace_bytes(problem), *flush);
     SustainedResult s{shape, sol.solution->name(), 0, 0, 0, burst};
     double total_ms = 0, iterations = 0;

@@ -54,7 +54,9 @@ struct Options {
   std::optional<double> rotating_buffer_mb;  // unset: at least twice the last-level cache
   std::string numerical_check = "on";        // "on", "off" or "ATOL_RTOL"
   // Largest workspace a tuned candidate may use, and the workspace the Context hands to a
-  // solution when the caller passes none, MiB.
+  // solution when the caller passes none, MiB. Default is rebuilt under it (for GemmAndBias and
+  // ScaledGemm it is cuBLASLt's heuristic pick, which depends on it): give it the --workspace-mb
+  // the results were tuned with.
   std::size_t workspace_mb = 32;
 
   // The application's own solution providers, registered before the results file is loaded.

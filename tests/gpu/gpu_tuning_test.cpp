@@ -70,9 +70,9 @@ TEST_F(GpuTuning, WinnerRoundTripsThroughAResultsFile) {
   const ResultEntry& entry = tables[0].entries[0];
   EXPECT_EQ(entry.solution, report.winner);
 
-  const ResolvedSolution resolved =
-      resolve_solution(*session_.registry, "cuda",
-                       parse_problem(entry.op_signature, entry.params_signature), entry.solution);
+  const ResolvedSolution resolved = resolve_solution(
+      *session_.registry, "cuda", parse_problem(entry.op_signature, entry.params_signature),
+      entry.solution, SearchOptions{});
   EXPECT_FALSE(resolved.fell_back) << resolved.warning;
   ASSERT_TRUE(resolved.solution);
   EXPECT_EQ(resolved.solution->name(), report.winner);
@@ -126,9 +126,9 @@ TEST_F(GpuTuning, CublasLtNamesRoundTripThroughAResultsFile) {
     ASSERT_EQ(tables[0].entries.size(), 1u);
     const ResultEntry& entry = tables[0].entries[0];
     EXPECT_EQ(entry.solution, name);
-    const ResolvedSolution resolved =
-        resolve_solution(*session_.registry, "cuda",
-                         parse_problem(entry.op_signature, entry.params_signature), entry.solution);
+    const ResolvedSolution resolved = resolve_solution(
+        *session_.registry, "cuda", parse_problem(entry.op_signature, entry.params_signature),
+        entry.solution, SearchOptions{});
     EXPECT_FALSE(resolved.fell_back) << resolved.warning;
     ASSERT_TRUE(resolved.solution);
     EXPECT_EQ(resolved.solution->name(), name);
@@ -205,7 +205,8 @@ TEST_F(GpuTuning, NameThatNoLongerChecksFallsBackToDefault) {
   // A real algorithm id with a tile no Hopper kernel has.
   const std::string stale =
       "Gemm_Cublaslt_id_66_tile_9999_stages_8_splitk_1_red_0_swizzle_0_custom_0_inner_0_cluster_0";
-  const ResolvedSolution resolved = resolve_solution(*session_.registry, "cuda", problem, stale);
+  const ResolvedSolution resolved =
+      resolve_solution(*session_.registry, "cuda", problem, stale, SearchOptions{});
   EXPECT_TRUE(resolved.fell_back);
   ASSERT_TRUE(resolved.solution);
   EXPECT_EQ(resolved.solution->name(), kDefaultSolutionName);

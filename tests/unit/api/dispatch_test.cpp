@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "tests/unit/api/api_test_util.hpp"
@@ -66,6 +67,67 @@ TEST_F(Dispatch, ANameThisMachineCannotRunFallsBackToDefaultWithAWarning) {
   ASSERT_TRUE(g.run(ctx).ok);
   EXPECT_EQ(counts.runs_of("Default"), 2);
   EXPECT_EQ(log.count_containing("Gone_Kernel_7"), 1u) << log.all();
+}
+
+// A "cpu" provider whose Default depends on the workspace limit, as cuBLASLt's heuristic pick does
+// for GemmAndBias and ScaledGemm: each Default says, when it runs, the limit it was built under.
+class LimitedDefaultProvider final : public SolutionProvider {
+ public:
+  static constexpr std::size_t kUnlimited = SearchOptions{}.max_workspace_bytes;
+  explicit LimitedDefaultProvider(std::atomic<std::size_t>& ran_under) : ran_under_(ran_under) {}
+  std::string_view name() const override { return "cpu"; }
+  std::string_view backend() const override { return "cpu"; }
+  std::vector<std::unique_ptr<Solution>> enumerate(const Problem& p,
+                                                   const SearchOptions& options) override {
+    std::vector<std::unique_ptr<Solution>> out;
+    out.push_back(reference(p, options));
+    return out;
+  }
+  std::unique_ptr<Solution> from_name(const Problem&, std::string_view name) override {
+    if (name != kDefaultSolutionName) return nullptr;
+    return std::make_unique<Limited>(kUnlimited, ran_under_);
+  }
+  std::unique_ptr<Solution> reference(const Problem&, const SearchOptions& options) override {
+    return std::make_unique<Limited>(options.max_workspace_bytes, ran_under_);
+  }
+
+ private:
+  class Limited final : public Solution {
+   public:
+    Limited(std::size_t limit, std::atomic<std::size_t>& ran_under)
+        : limit_(limit), ran_under_(ran_under), inner_(std::string(kDefaultSolutionName)) {}
+    const std::string& name() const override { return inner_.name(); }
+    Support supports(const Problem& p) const override { return inner_.supports(p); }
+    RunStatus run(const Problem& p, const Operands& o, void* stream) override {
+      ran_under_ = limit_;
+      return inner_.run(p, o, stream);
+    }
+
+   private:
+    std::size_t limit_;
+    std::atomic<std::size_t>& ran_under_;
+    FastSolution inner_;
+  };
+  std::atomic<std::size_t>& ran_under_;
+};
+
+TEST_F(Dispatch, DefaultIsRebuiltUnderTheContextsWorkspaceLimit) {
+  // Tuned with --workspace-mb 4 and run by a Context with GEMMTUNE_WORKSPACE_MB=4: the Default
+  // that runs is the one the tuning measured, not the one a 32 MiB limit would pick.
+  FloatGemm stored(32, 16, 8), untuned(24, 16, 8);
+  write_text(dir / "results.csv", validator_lines() + "GemmTunableOp_float_NN," +
+                                      stored.problem.params_signature() + ",Default,0.01\n");
+  std::atomic<std::size_t> ran_under{0};
+  Options o = test_options(dir, counts, log);
+  o.providers = {std::make_shared<LimitedDefaultProvider>(ran_under)};
+  o.workspace_mb = 4;
+  Context ctx(o);
+  ASSERT_TRUE(stored.run(ctx).ok);
+  EXPECT_EQ(ran_under.load(), std::size_t{4} << 20);
+  ran_under = 0;
+  ASSERT_TRUE(untuned.run(ctx).ok);
+  EXPECT_EQ(ran_under.load(), std::size_t{4} << 20);
+  EXPECT_LT(untuned.max_error(), 1e-4);
 }
 
 // A provider that cannot rebuild its own names here: from_name throws (a library call that errs

@@ -225,8 +225,8 @@ TEST_F(BenchRunCpu, MeasurePairTakesExactlyTheIterations) {
   c.n = 32;
   c.gemm_dtype = DType::Float32;
   const Problem p = problem_for_case(c);
-  auto def = resolve_solution(registry, "cpu", p, "Default");
-  auto blas = resolve_solution(registry, "cpu", p, "Cpu_OpenBLAS");
+  auto def = resolve_solution(registry, "cpu", p, "Default", SearchOptions{});
+  auto blas = resolve_solution(registry, "cpu", p, "Cpu_OpenBLAS", SearchOptions{});
   ASSERT_FALSE(blas.fell_back) << blas.warning;
   MeasureOptions m;
   m.warmup_ms = 1;

@@ -36,7 +36,7 @@ class ShapeBenchCpu : public ::testing::Test {
 
 TEST_F(ShapeBenchCpu, MeasuresTheTimedIterationsAfterTheWarmup) {
   const Problem p = problem_for_shape({64, 48, 32}, DType::Float32);
-  auto d = resolve_solution(registry, "cpu", p, "Default");
+  auto d = resolve_solution(registry, "cpu", p, "Default", SearchOptions{});
   ASSERT_TRUE(d.solution);
   BenchOptions o;
   o.warmup_iterations = 3;
@@ -53,7 +53,7 @@ TEST_F(ShapeBenchCpu, MeasuresTheTimedIterationsAfterTheWarmup) {
 
 TEST_F(ShapeBenchCpu, RotationInsteadOfFlush) {
   const Problem p = problem_for_shape({32, 32, 32}, DType::Float32);
-  auto d = resolve_solution(registry, "cpu", p, "Default");
+  auto d = resolve_solution(registry, "cpu", p, "Default", SearchOptions{});
   BenchOptions o;
   o.rotate = true;
   o.iterations = 4;
