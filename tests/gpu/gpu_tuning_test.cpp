@@ -3,6 +3,7 @@
 // naming the problem; faulty candidates (fast but wrong) are Incorrect and never win.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 
@@ -213,6 +214,33 @@ TEST_F(GpuTuning, NameThatNoLongerChecksFallsBackToDefault) {
   EXPECT_NE(resolved.warning.find(problem.params_signature()), std::string::npos)
       << resolved.warning;
   EXPECT_NE(resolved.warning.find(stale), std::string::npos) << resolved.warning;
+}
+
+TEST_F(GpuTuning, DefaultOfGemmAndBiasIsRebuiltUnderTheCallersWorkspaceLimit) {
+  // Default of GemmAndBias is cuBLASLt's heuristic pick under the workspace limit: rebuilt from a
+  // results file (and as the fallback of a stale name), it is the pick a tuning under the same
+  // limit measured, which never needs more workspace than the limit.
+  const Problem problem = Problem::make(OpKind::GemmAndBias, DType::BFloat16, Transpose::T,
+                                        Transpose::N, 4096, 16, 16384);
+  const std::string stale =
+      "Gemm_Cublaslt_id_66_tile_9999_stages_8_splitk_1_red_0_swizzle_0_custom_0_inner_0_cluster_0";
+  for (const std::size_t limit : {std::size_t{0}, std::size_t{1} << 20, std::size_t{32} << 20}) {
+    SearchOptions limits;
+    limits.max_workspace_bytes = limit;
+    for (const std::string& name : {std::string(kDefaultSolutionName), stale}) {
+      const ResolvedSolution r =
+          resolve_solution(*session_.registry, "cuda", problem, name, limits);
+      ASSERT_TRUE(r.solution) << name << ": " << r.warning;
+      EXPECT_EQ(r.solution->name(), kDefaultSolutionName);
+      EXPECT_LE(r.solution->workspace_bytes(problem), limit) << name;
+      const auto measured = session_.registry->enumerate("cuda", problem, limits);
+      const auto d = std::find_if(measured.begin(), measured.end(),
+                                  [](const auto& s) { return s->name() == kDefaultSolutionName; });
+      ASSERT_NE(d, measured.end());
+      EXPECT_EQ(r.solution->workspace_bytes(problem), (*d)->workspace_bytes(problem))
+          << "limit " << limit << ": not the Default a tuning under that limit measures";
+    }
+  }
 }
 
 // Candidates that are faster than any correct one because they skip or spoil the work.
