@@ -154,7 +154,13 @@ TEST(Races, ACallerArrivingAsATuningEndsDoesNotTuneTheProblemAgain) {
                                 "tune_once: this test's seam needs another place";
   EXPECT_EQ(counts.enumerations_of(g.problem), 1) << "tuned twice\n" << log.all();
   EXPECT_EQ(lines_containing(dir / "results.csv", g.problem.params_signature() + ","), 1u);
-  EXPECT_EQ(ctx.lookup(g.problem).solution, "Test_Fast");
+  // Whichever won (Test_Fast, as a rule; Default where an instrumented build slows the test
+  // solution more), it is the tuned result that both callers share.
+  const Lookup l = ctx.lookup(g.problem);
+  EXPECT_EQ(l.source, Source::Tuned);
+  EXPECT_EQ(lines_containing(dir / "results.csv",
+                             g.problem.params_signature() + "," + std::string(l.solution) + ","),
+            1u);
 }
 
 TEST(Races, AWinnerAppendedWhileWriteFileReplacesTheFileIsKept) {
