@@ -43,11 +43,13 @@ struct MamfCliOptions {
   std::string backend = "auto";
   std::string numerical_check = "on";
   std::string search = "heuristic";
+  double workspace_mb = 32;
   double peak_tflops = 0;
   ConfigChoice config;  // --config, --configs-dir, --device-config, --show-config
 };
 
 constexpr double kMaxIterations = 10'000'000;
+constexpr double kMaxWorkspaceMb = 1024.0 * 1024.0;  // as gemmtune tune's --workspace-mb
 
 // The dtypes a MAMF sweep takes: real, and below double precision.
 std::optional<DType> mamf_dtype(std::string_view name) {
@@ -72,19 +74,20 @@ CLI::Validator mamf_dtype_name() {
 // run_mamf_command.
 CLI::Option* add_dimension(CLI::App& cmd, const std::string& option, DimSpec& spec, bool range,
                            const std::string& description) {
-  return cmd.add_option_function<std::vector<std::int64_t>>(
-      option,
-      [&spec, range](const std::vector<std::int64_t>& given) {
-        DimSpec alone{spec.name, {}, {}};
-        (range ? alone.range : alone.values) = given;
-        try {
-          (void)expand(alone);
-        } catch (const InputError& e) {
-          throw CLI::ValidationError(e.what());  // names the option already
-        }
-        (range ? spec.range : spec.values) = given;
-      },
-      description)
+  return cmd
+      .add_option_function<std::vector<std::int64_t>>(
+          option,
+          [&spec, range](const std::vector<std::int64_t>& given) {
+            DimSpec alone{spec.name, {}, {}};
+            (range ? alone.range : alone.values) = given;
+            try {
+              (void)expand(alone);
+            } catch (const InputError& e) {
+              throw CLI::ValidationError(e.what());  // names the option already
+            }
+            (range ? spec.range : spec.values) = given;
+          },
+          description)
       // Each occurrence replaces the last, as argparse's do in mamf-finder.py: `--m 1024 --m 2048`
       // sweeps 2048 alone, and a repeated --m_range is not six values of one range.
       ->trigger_on_parse();
@@ -187,6 +190,8 @@ void run_mamf_command(MamfCliOptions& cli, const std::string& command_line) {
   o.tuner.check = parse_numerical_check(cli.numerical_check);
   o.tuner.search.space =
       cli.search == "exhaustive" ? SearchSpace::Exhaustive : SearchSpace::Heuristic;
+  o.tuner.search.max_workspace_bytes =
+      static_cast<std::size_t>(cli.workspace_mb * 1024.0 * 1024.0);  // bounded as parsed
   if (cli.peak_tflops > 0) o.peak_tflops = cli.peak_tflops;
   o.device_spec = cli.config.device_spec();
   o.config = cli.config.text();
@@ -299,6 +304,12 @@ void setup_mamf(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--search", cli->search, "--tuned: heuristic or exhaustive")
       ->check(CLI::IsMember({"heuristic", "exhaustive"}))
+      ->capture_default_str();
+  cmd->add_option("--workspace-mb", cli->workspace_mb,
+                  "Largest workspace a candidate may use, and the limit Default (fp8: cuBLASLt's "
+                  "heuristic pick) is rebuilt under (MiB, at most 1048576 = 1 TiB)")
+      ->envname("GEMMTUNE_WORKSPACE_MB")
+      ->check(finite_range(0, kMaxWorkspaceMb))
       ->capture_default_str();
   cmd->add_option("--sustained", o.sustained_seconds,
                   "Also hold the best shape for SECONDS and report the sustained TFLOPS")

@@ -24,8 +24,9 @@ bool beats_default(std::span<const double> challenger_ms, std::span<const double
 // widens the pooled spread of beats_default: on an H200 a cuBLASLt configuration 1% faster than
 // Default in every round stayed within the pooled noise and lost (bench/results/
 // 2026-11-21-h200-run6.md, #31). A round that either side did not run (kNoRound, NaN) is left
-// out; false with fewer than 4 rounds that both ran. The Tuner asks it for one standard error more
-// than beats_default (see there).
+// out; false with fewer than 4 rounds that both ran. `margin_sigmas` holds for 8 rounds; with 4-7
+// it is raised by the ratio of Student's t quantiles, so that a candidate no faster than Default
+// passes as rarely. The Tuner asks it for one standard error more than beats_default (see there).
 inline constexpr double kNoRound = std::numeric_limits<double>::quiet_NaN();
 bool beats_default_paired(std::span<const double> challenger_round_ms,
                           std::span<const double> reference_round_ms, double margin_sigmas);

@@ -145,15 +145,16 @@ void TuningRun::select() {
   // The lowest median, if it beats Default beyond the noise of either test; else Default. The
   // paired test pairs the rounds both ran: a candidate faster than Default spends its duration cap
   // in more rounds than Default where one iteration takes more than a round's share of the cap
-  // (4-30 ms GEMMs at the default caps).
+  // (GEMMs over about 4 ms at the default caps; from 10 ms on fewer than the 4 rounds it needs
+  // pair, and the pooled test decides alone).
   Candidate& reference = *reference_;
   Candidate* fastest = challengers_.empty() ? nullptr : challengers_.front();
   Candidate* winner = &reference;
-  // The paired test asks one standard error more: its mean has only rounds − 1 = 7 degrees of
+  // The paired test asks one standard error more: over 8 rounds its mean has only 7 degrees of
   // freedom, at which 2 standard errors still pass a candidate no faster than Default about one
-  // time in 25 (3: one in 100). On an H200 the paired test at 2 picked a prefill configuration
-  // 0.7% ahead in the tuner's rounds that the benchmark then found 2.7% behind
-  // (bench/results/2026-11-21-h200-run7.md, #68).
+  // time in 25 (3: one in 100; fewer rounds raise the bar to keep that, see beats_default_paired).
+  // On an H200 the paired test at 2 picked a prefill configuration 0.7% ahead in the tuner's rounds
+  // that the benchmark then found 2.7% behind (bench/results/2026-11-21-h200-run7.md, #68).
   const auto beats = [&](const Candidate& c) {
     if (c.report.stats.median_ms > (1.0 - options_.min_gain) * reference.report.stats.median_ms) {
       return false;

@@ -732,6 +732,23 @@ TEST(BeatsDefaultPaired, NeedsFourRoundsAndPositiveTimes) {
   EXPECT_FALSE(beats_default_paired({}, std::vector<double>{2, 2, 2, 2}, 2.0));
 }
 
+TEST(BeatsDefaultPaired, FewerRoundsRaiseTheBar) {
+  // A gain of 1.75% at 3.6 standard errors over 4 rounds: beyond 3 standard errors, but not
+  // beyond the 4.5 that keep a 4-round verdict as sure as an 8-round one at 3.
+  const std::vector<double> four{9.8, 9.9, 9.7, 9.9};
+  const std::vector<double> reference(4, 10.0);
+  EXPECT_FALSE(beats_default_paired(four, reference, 3.0));
+  EXPECT_TRUE(beats_default_paired(four, reference, 2.0));
+  // The same per-round gains over 8 rounds (5.5 standard errors) pass at 3.
+  std::vector<double> eight = four;
+  eight.insert(eight.end(), four.begin(), four.end());
+  EXPECT_TRUE(beats_default_paired(eight, std::vector<double>(8, 10.0), 3.0));
+  // Rounds one side skipped count as missing, not as rounds.
+  std::vector<double> four_of_eight = four;
+  four_of_eight.resize(8, kNoRound);
+  EXPECT_FALSE(beats_default_paired(four_of_eight, std::vector<double>(8, 10.0), 3.0));
+}
+
 TEST(BeatsDefaultPaired, PairsOnlyTheRoundsBothRan) {
   // Default's last round is missing, the challenger's fourth: three rounds pair, too few.
   EXPECT_FALSE(beats_default_paired(std::vector<double>{1, 1, 1, kNoRound, 1},
