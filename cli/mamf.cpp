@@ -24,6 +24,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/number_checks.hpp"
 #include "cli/same_file_checks.hpp"
+#include "cli/tuning_options.hpp"
 #include "cli/value_checks.hpp"
 #include "drivers/mamf/mamf_report.hpp"
 #include "drivers/mamf/mamf_run.hpp"
@@ -49,7 +50,6 @@ struct MamfCliOptions {
 };
 
 constexpr double kMaxIterations = 10'000'000;
-constexpr double kMaxWorkspaceMb = 1024.0 * 1024.0;  // as gemmtune tune's --workspace-mb
 
 // The dtypes a MAMF sweep takes: real, and below double precision.
 std::optional<DType> mamf_dtype(std::string_view name) {
@@ -190,8 +190,7 @@ void run_mamf_command(MamfCliOptions& cli, const std::string& command_line) {
   o.tuner.check = parse_numerical_check(cli.numerical_check);
   o.tuner.search.space =
       cli.search == "exhaustive" ? SearchSpace::Exhaustive : SearchSpace::Heuristic;
-  o.tuner.search.max_workspace_bytes =
-      static_cast<std::size_t>(cli.workspace_mb * 1024.0 * 1024.0);  // bounded as parsed
+  o.tuner.search.max_workspace_bytes = workspace_bytes(cli.workspace_mb);
   if (cli.peak_tflops > 0) o.peak_tflops = cli.peak_tflops;
   o.device_spec = cli.config.device_spec();
   o.config = cli.config.text();
@@ -309,7 +308,7 @@ void setup_mamf(CLI::App& app) {
                   "Largest workspace a candidate may use, and the limit Default (fp8: cuBLASLt's "
                   "heuristic pick) is rebuilt under (MiB, at most 1048576 = 1 TiB)")
       ->envname("GEMMTUNE_WORKSPACE_MB")
-      ->check(finite_range(0, kMaxWorkspaceMb))
+      ->check(workspace_mb_value())
       ->capture_default_str();
   cmd->add_option("--sustained", o.sustained_seconds,
                   "Also hold the best shape for SECONDS and report the sustained TFLOPS")

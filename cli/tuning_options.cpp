@@ -13,6 +13,14 @@ namespace {
 constexpr double kMaxWorkspaceMb = 1024.0 * 1024.0;  // 1 TiB: more than any device holds
 }  // namespace
 
+CLI::Validator workspace_mb_value() {
+  return finite_range(0, kMaxWorkspaceMb);
+}
+
+std::size_t workspace_bytes(double workspace_mb) {
+  return static_cast<std::size_t>(workspace_mb * 1024.0 * 1024.0);
+}
+
 void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& texts) {
   TimingPolicy& timing = tuner.timing;
   cmd.add_option("--max-tuning-duration-ms", timing.max_tuning_duration_ms,
@@ -94,8 +102,7 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
   cmd.add_option("--workspace-mb", texts.workspace_mb,
                  "Largest workspace a candidate may use (MiB, at most 1048576 = 1 TiB)")
       ->envname("GEMMTUNE_WORKSPACE_MB")
-      // Bounded, so that the cast to bytes in apply_tuning_options() stays in range.
-      ->check(finite_range(0, kMaxWorkspaceMb))
+      ->check(workspace_mb_value())
       ->capture_default_str();
   // A negative seed would wrap around to a huge unsigned one without a word.
   cmd.add_option("--seed", tuner.seed, "Seed of the random operands")
@@ -108,7 +115,7 @@ void apply_tuning_options(const TuningOptionTexts& texts, TunerOptions& tuner) {
   tuner.check = parse_numerical_check(texts.numerical_check);
   tuner.search.space =
       texts.search == "exhaustive" ? SearchSpace::Exhaustive : SearchSpace::Heuristic;
-  tuner.search.max_workspace_bytes = static_cast<std::size_t>(texts.workspace_mb * 1024.0 * 1024.0);
+  tuner.search.max_workspace_bytes = workspace_bytes(texts.workspace_mb);
   if (texts.rotating_buffer_mb >= 0) tuner.timing.rotating_buffer_mb = texts.rotating_buffer_mb;
   tuner.min_gain = texts.min_gain_percent / 100.0;
   if (const auto mode = parse_timing_mode(texts.timing_mode)) {

@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstddef>
 #include <string>
 
 #include "tuner/tuner.hpp"
@@ -29,6 +30,11 @@ struct TuningOptionTexts {
 };
 
 void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& texts);
+
+// --workspace-mb, wherever it is an option: its check (at most 1 TiB, so that the bytes stay in
+// range) and the bytes a checked value gives.
+CLI::Validator workspace_mb_value();
+std::size_t workspace_bytes(double workspace_mb);
 void apply_tuning_options(const TuningOptionTexts& texts, TunerOptions& tuner);
 
 }  // namespace gemmtune::cli
