@@ -14,6 +14,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/number_checks.hpp"
 #include "cli/results_view.hpp"
+#include "cli/tuning_options.hpp"
 #include "drivers/backend_factory.hpp"
 #include "drivers/solution_resolver.hpp"
 #include "tuner/error.hpp"
@@ -31,6 +32,7 @@ struct DbCheckOptions {
   bool strict = false;
   bool strict_keys = false;
   bool resolve = false;
+  double workspace_mb = 32;  // the Context's default, GEMMTUNE_WORKSPACE_MB as for it
 };
 
 struct Reference {
@@ -55,7 +57,8 @@ Reference reference_environment(const DbCheckOptions& options, const BackendSess
 }
 
 // Rebuilds each entry's solution as an application would; prints what falls back to Default.
-void print_dispatch(const ResultsTable& table, const BackendSession& session) {
+void print_dispatch(const ResultsTable& table, const BackendSession& session,
+                    const SearchOptions& limits) {
   const std::string& backend = session.backend->properties().backend;
   std::size_t rebuilt = 0, fell_back = 0, unparsed = 0;
   for (const auto& e : table.entries) {
@@ -66,10 +69,10 @@ void print_dispatch(const ResultsTable& table, const BackendSession& session) {
       ++unparsed;
       continue;
     }
-    // Under the default workspace limit, which a Context has unless GEMMTUNE_WORKSPACE_MB says
-    // otherwise: only which algorithm Default picks depends on it, not whether a name rebuilds.
+    // Under the application's workspace limit: only which algorithm Default picks depends on
+    // it (GemmAndBias, ScaledGemm), not whether a stored name rebuilds.
     const ResolvedSolution resolved =
-        resolve_solution(*session.registry, backend, problem, e.solution, SearchOptions{});
+        resolve_solution(*session.registry, backend, problem, e.solution, limits);
     if (resolved.fell_back) {
       ++fell_back;
       fmt::print("  falls back: {}\n", resolved.warning);
@@ -78,9 +81,10 @@ void print_dispatch(const ResultsTable& table, const BackendSession& session) {
     }
   }
   fmt::print(
-      "Dispatch on {}: {} entries run their stored solution, {} fall back to {}, {} of a "
-      "kind this version cannot parse\n\n",
-      backend, rebuilt, fell_back, kDefaultSolutionName, unparsed);
+      "Dispatch on {} (workspace limit {:g} MiB): {} entries run their stored solution, {} fall "
+      "back to {}, {} of a kind this version cannot parse\n\n",
+      backend, static_cast<double>(limits.max_workspace_bytes) / (1024.0 * 1024.0), rebuilt,
+      fell_back, kDefaultSolutionName, unparsed);
 }
 
 void run_db_check(const DbCheckOptions& options) {
@@ -98,7 +102,11 @@ void run_db_check(const DbCheckOptions& options) {
                format_entries(table));
     const Comparison comparison = compare_environments(table.environment, reference.environment,
                                                        {.strict_keys = options.strict_keys});
-    if (options.resolve) print_dispatch(table, *session);
+    if (options.resolve) {
+      SearchOptions limits;
+      limits.max_workspace_bytes = workspace_bytes(options.workspace_mb);
+      print_dispatch(table, *session, limits);
+    }
     fmt::print("Validators against {}:\n{}", reference.description, comparison.explain());
     if (comparison.matches()) {
       fmt::print("=> usable: no validator differs\n");
@@ -153,6 +161,13 @@ void setup_db_check(CLI::App& db) {
   cmd->add_flag("--resolve", options->resolve,
                 "Rebuild every entry's solution on this machine and list those that would fall "
                 "back to Default");
+  cmd->add_option("--workspace-mb", options->workspace_mb,
+                  "--resolve: the workspace limit the application runs under, which Default "
+                  "(cuBLASLt's heuristic pick for GemmAndBias and ScaledGemm) is rebuilt under "
+                  "(MiB, at most 1048576 = 1 TiB)")
+      ->envname("GEMMTUNE_WORKSPACE_MB")
+      ->check(workspace_mb_value())
+      ->capture_default_str();
   cmd->callback([options] { run_db_check(*options); });
 }
 
