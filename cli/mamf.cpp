@@ -328,7 +328,8 @@ void setup_mamf(CLI::App& app) {
                   "Peak TFLOPS for the efficiency figure (default: the device's configuration)")
       ->check(finite_positive());
   cmd->add_option("--db", o.store_file,
-                  "Also store every shape's result in this results store (.db, .sqlite, .csv)");
+                  "Also store every shape's result in this results store (.db, .sqlite, .csv); a "
+                  "shape it already holds keeps its entry");
   cmd->add_option("--plot", o.plot_file, "Draw TFLOPS over the sweep into this SVG file");
   cmd->add_option("--monitor-interval-ms", o.monitor_interval_ms,
                   "Sample the GPU's clocks, power and throttling every N ms through NVML (0 = off)")

@@ -10,14 +10,15 @@
 #include <ctime>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "db/atomic_file.hpp"
 #include "db/results_store.hpp"
 #include "drivers/mamf/shape_bench.hpp"
+#include "drivers/mamf/shape_store.hpp"
 #include "drivers/mamf/svg_plot.hpp"
 #include "drivers/monitor/start_monitor.hpp"
 #include "drivers/solution_resolver.hpp"
-#include "drivers/tune_problems.hpp"
 #include "tuner/error.hpp"
 #include "validator/collect.hpp"
 #include "validator/compare.hpp"
@@ -109,28 +110,13 @@ bool dtype_runs(const Registry& registry, std::string_view backend, DType dtype,
          nullptr;
 }
 
-CandidateReport candidate(const ShapeResult& r, bool winner) {
-  CandidateReport c;
-  c.solution = r.solution;
-  c.disposition = winner ? Disposition::Winner : Disposition::Slower;
-  c.stats = r.stats;
-  c.tflops = r.tflops.median;
-  return c;
-}
-
 // Shapes a --results file had no entry for, measured with Default: said, so that a "looked-up"
 // column equal to Default is not read as the file's choice.
 std::string missing_shapes_note(const std::string& file, const std::vector<std::string>& shapes) {
-  constexpr std::size_t kListed = 5;
-  std::string listed;
-  for (std::size_t i = 0; i < std::min(shapes.size(), kListed); ++i) {
-    listed += (i ? ", " : "") + shapes[i];
-  }
-  if (shapes.size() > kListed) listed += fmt::format(" and {} more", shapes.size() - kListed);
   return fmt::format(
       "{}: no entry for {} shape(s), measured with Default in the looked-up column "
       "(add --tuned to tune them): {}",
-      file, shapes.size(), listed);
+      file, shapes.size(), list_some_shapes(shapes));
 }
 
 }  // namespace
@@ -174,18 +160,11 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   result.has_tuned = o.tuned || !o.results_file.empty();
   const std::string tuned_label =
       o.tuned ? (o.results_file.empty() ? "tuned" : "looked-up or tuned") : "looked-up";
-  std::unique_ptr<ResultsStore> store;
+  std::optional<ShapeStore> store;
   if (!o.store_file.empty()) {
-    store = open_results_store(o.store_file);
-    require_appendable(store->path());
-    // The checks a tuning run makes on its output, before the sweep: a CSV file of another
-    // environment cannot take this run's results (ValidatorMismatchError), and finding that at
-    // each shape's save would measure a whole sweep for nothing.
-    SignatureSet stored;
-    Diagnostics unreadable;  // its lines this run cannot read: kept, and said
-    add_tuned_signatures(*store, environment, stored, &unreadable);
-    for (const Diagnostic& d : unreadable.all()) {
-      result.notes.push_back(fmt::format("{}:{}: {}", d.file, d.line, d.message));
+    store.emplace(o.store_file, environment);
+    for (const std::string& note : store->unreadable_notes()) {
+      result.notes.push_back(note);
       observer.warning(result.notes.back());
     }
   }
@@ -376,17 +355,8 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
         if (tuned.tflops.median > base.tflops.median) best_here = tuned;
       }
       if (store) {
-        std::vector<CandidateReport> candidates{
-            candidate(base, best_here.solution == base.solution)};
-        if (best_here.solution != base.solution) candidates.push_back(candidate(best_here, true));
         try {
-          store->append(environment,
-                        {problem.op_signature(),
-                         problem.params_signature(),
-                         best_here.solution,
-                         best_here.stats.median_ms,
-                         {}},
-                        candidates);
+          store->add(problem, base, best_here);
         } catch (const std::exception& e) {
           // Measured and reported all the same: only the store lacks it.
           result.notes.push_back(fmt::format("{}: measured, but not stored in {}: {}", shape.text(),
@@ -414,6 +384,10 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
 
   if (!not_in_results.empty()) {
     result.notes.push_back(missing_shapes_note(o.results_file, not_in_results));
+    observer.warning(result.notes.back());
+  }
+  if (store && !store->kept_note().empty()) {
+    result.notes.push_back(store->kept_note());
     observer.warning(result.notes.back());
   }
 
