@@ -156,13 +156,16 @@ void run_bench_command(BenchCliOptions& cli) {
     check_can_write(csv_sidecar_path(cli.output_csv));
   }
   if (!cli.output_jsonl.empty()) check_can_write(cli.output_jsonl);
-  // Nor may a report replace another, the workload or the results file it reads.
-  refuse_outputs_over_others(
-      {{"--output-csv", cli.output_csv},
-       {"--output-csv's run record",
-        cli.output_csv.empty() ? std::string() : csv_sidecar_path(cli.output_csv).string()},
-       {"--output-jsonl", cli.output_jsonl}},
-      {{"the workload", cli.workload}, {"--results", cli.results_file}});
+  // Nor may a report replace another, the workload, the results file it reads, or any file of
+  // results.
+  const std::vector<NamedPath> outputs{
+      {"--output-csv", cli.output_csv},
+      {"--output-csv's run record",
+       cli.output_csv.empty() ? std::string() : csv_sidecar_path(cli.output_csv).string()},
+      {"--output-jsonl", cli.output_jsonl}};
+  refuse_outputs_over_others(outputs,
+                             {{"the workload", cli.workload}, {"--results", cli.results_file}});
+  refuse_outputs_over_results(outputs);
   WorkloadOverrides overrides;
   overrides.dtypes = cli.dtypes;
   if (cli.iterations > 0) overrides.iterations = cli.iterations;

@@ -199,6 +199,7 @@ void run_mamf_command(MamfCliOptions& cli, const std::string& command_line) {
   // into. The store and --results may be one file: the run appends to what it reads.
   refuse_outputs_over_others({{"--output_file", o.output_file}, {"--plot", o.plot_file}},
                              {{"--results", o.results_file}, {"--db", o.store_file}});
+  refuse_outputs_over_results({{"--output_file", o.output_file}, {"--plot", o.plot_file}});
   MamfConsole console(o.output_file, o.verbose);
   g_interrupts.store(0);
   struct sigaction action {};

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <system_error>
 
+#include "db/text_lines.hpp"
 #include "tuner/error.hpp"
 
 namespace gemmtune::cli {
@@ -33,6 +36,42 @@ void refuse_outputs_over_others(const std::vector<NamedPath>& outputs,
       throw InputError(
           fmt::format("{} {} and {} {} name the same file: the output would replace it", out.option,
                       out.path, other->option, other->path));
+    }
+  }
+}
+
+namespace {
+
+// What a file holds that a report must not replace, or nothing. Reads its first bytes only.
+std::optional<std::string_view> held_results(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  static constexpr std::string_view kSqliteMagic("SQLite format 3\0", 16);
+  if (head.starts_with(kSqliteMagic)) return "a SQLite database";
+  const auto lines = split_lines(head);
+  if (lines.empty()) return std::nullopt;
+  const std::string_view first = lines.front().text;
+  if (first.starts_with("Validator,")) return "tuning results (its first line is a Validator line)";
+  const std::string_view op = first.substr(0, first.find(','));
+  if (op.find("TunableOp_") != std::string_view::npos) {
+    return "recorded GEMMs (its first line is a TunableOp signature)";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void refuse_outputs_over_results(const std::vector<NamedPath>& outputs) {
+  for (const NamedPath& out : outputs) {
+    if (out.path.empty()) continue;
+    if (const auto what = held_results(out.path)) {
+      throw InputError(fmt::format(
+          "{} {}: holds {}, which a report would replace; name another file, or remove it first",
+          out.option, out.path, *what));
     }
   }
 }

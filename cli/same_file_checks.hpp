@@ -1,6 +1,7 @@
-// Refusing an output that names the same file as another path of the same command (an input it
-// reads, or another output): the output would replace it, and a results file replaced by a
-// report is a day's tuning gone. Checked before anything is read or measured.
+// Refusing a report output that would replace something worth more than the report: the same
+// file as another path of the same command (an input it reads, or another output), or a file
+// that holds tuning results or recorded GEMMs. A results file replaced by a report is a day's
+// tuning gone. Checked before anything is read or measured.
 #pragma once
 
 #include <string>
@@ -22,5 +23,12 @@ bool same_file(const std::string& a, const std::string& b);
 // it" for the first output that names the same file as another output or any input.
 void refuse_outputs_over_others(const std::vector<NamedPath>& outputs,
                                 const std::vector<NamedPath>& inputs);
+
+// Throws InputError "OPTION PATH holds ...: a report would replace it" for the first output
+// that exists and is a SQLite database, a results CSV file (its first line a `Validator` line)
+// or an untuned file (its first line a TunableOp signature): a report written there by mistake
+// (`--output-csv` and `--results` swapped) must not cost the tuning. A report of an earlier run,
+// or any other file, may be replaced.
+void refuse_outputs_over_results(const std::vector<NamedPath>& outputs);
 
 }  // namespace gemmtune::cli
