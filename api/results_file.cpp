@@ -87,6 +87,32 @@ void refuse_to_replace_another_environment(const std::string& path, const Enviro
       path, existing.refusal));
 }
 
+namespace {
+
+// A CSV file is one environment, written whole with the Context's validators: a file whose
+// validators are not exactly those (PyTorch's PT_VERSION alone, which loads here; none at all)
+// would have them replaced, and PyTorch, which loads a file only with exactly its own keys, would
+// then ignore it, or its results would be relabelled as measured here. `tune -o` refuses to
+// append to such a file for the same reason.
+void refuse_other_validators(const std::string& path, const std::vector<ResultsTable>& current,
+                             const Environment& ours) {
+  for (const ResultsTable& stored : current) {
+    if (gave_nothing(stored) || stored.environment == ours) continue;
+    const std::string why =
+        stored.environment.empty()
+            ? std::string("it has no Validator lines")
+            : fmt::format("its validators are not exactly this Context's:\n{}",
+                          compare_environments(stored.environment, ours).explain());
+    throw InputError(fmt::format(
+        "{} is not replaced: {}; a CSV file holds one environment, and writing this Context's "
+        "results there would replace its validators. Write them to another file, or to a .db, "
+        "which keeps one table per environment",
+        path, why));
+  }
+}
+
+}  // namespace
+
 std::size_t write_results_file(const std::string& path, const ResultsTable& held,
                                const std::set<ResultKey>& tuned_here) {
   // Read and replaced under the file's append lock (a database: in one transaction), so that what
@@ -96,9 +122,18 @@ std::size_t write_results_file(const std::string& path, const ResultsTable& held
   // newer (a `db merge` into the file meanwhile).
   const bool one_environment = results_store_kind(path) == "csv";
   std::size_t written = 0;
-  Diagnostics read;  // bad lines are the readers' to report; they are not kept, as before
+  Diagnostics read;
   open_results_store(path)->update(
-      read, [&](std::vector<ResultsTable> current, const Diagnostics&) {
+      read, [&](std::vector<ResultsTable> current, const Diagnostics& diagnostics) {
+        // Checked here, under the lock, on the file as it is now: what it holds that this
+        // write cannot carry over must stop it, not be dropped by it.
+        if (diagnostics.error_count() > 0) {
+          throw InputError(fmt::format(
+              "{} is not replaced: it holds lines this Context cannot read ({}; {}), which the "
+              "file written would lose. Write to another file, or mend or remove those lines",
+              path, diagnostics.summary(), diagnostics.all().front().message));
+        }
+        if (one_environment) refuse_other_validators(path, current, held.environment);
         ResultsTable out;
         out.environment = held.environment;
         for (const ResultsTable& stored : current) {

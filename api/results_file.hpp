@@ -28,7 +28,9 @@ void refuse_to_replace_another_environment(const std::string& path, const Enviro
 
 // Writes `held` (its environment's table) into `path`, keeping what the file holds besides;
 // `tuned_here` are the results of `held` that replace the file's. Returns how many results the
-// table written holds. Throws where the file cannot be written.
+// table written holds. Throws where the file cannot be written, and InputError, leaving it as it
+// is, where the file written would lose what it holds: lines this Context cannot read, or (a CSV
+// file) validators other than exactly `held`'s.
 std::size_t write_results_file(const std::string& path, const ResultsTable& held,
                                const std::set<ResultKey>& tuned_here);
 

@@ -142,6 +142,45 @@ TEST_F(Validation, ARefusedFileIsNotReplacedOnExitNorByWriteFile) {
       << log.all();
 }
 
+// write_file never drops what it cannot carry over: lines it cannot read (a bad line, a file of
+// recorded GEMMs named by mistake), or a CSV file's validators other than the Context's (PyTorch's
+// PT_VERSION alone, which loads here but whose replacement would make PyTorch ignore the file).
+TEST_F(Validation, WriteFileLeavesAFileWhoseLinesOrValidatorsItWouldLose) {
+  const std::string with_bad_line =
+      validator_lines() + line() + "GemmTunableOp_float_NN,nn_1_2,Default,notatime\n";
+  write_text(dir / "results.csv", with_bad_line);
+  const std::string untuned = "GemmTunableOp_float_NN," + g.problem.params_signature() + "\n";
+  write_text(dir / "untuned.csv", untuned);
+  const std::string pytorch = "Validator,PT_VERSION,2.11.0\n" + line();
+  write_text(dir / "pytorch.csv", pytorch);
+  const std::string unlabelled = line();
+  write_text(dir / "unlabelled.csv", unlabelled);
+  Context ctx(test_options(dir, counts, log));
+  ASSERT_TRUE(ctx.load_report().accepted);
+  const auto refusal = [&](const std::string& name) {
+    try {
+      ctx.write_file((dir / name).string());
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refusal("results.csv").find("holds lines this Context cannot read"), std::string::npos);
+  EXPECT_NE(refusal("untuned.csv").find("holds lines this Context cannot read"), std::string::npos);
+  EXPECT_TRUE(ctx.read_file((dir / "pytorch.csv").string()).accepted);
+  EXPECT_NE(refusal("pytorch.csv").find("its validators are not exactly this Context's"),
+            std::string::npos);
+  EXPECT_NE(refusal("unlabelled.csv").find("it has no Validator lines"), std::string::npos);
+  EXPECT_EQ(read_text(dir / "results.csv"), with_bad_line);
+  EXPECT_EQ(read_text(dir / "untuned.csv"), untuned);
+  EXPECT_EQ(read_text(dir / "pytorch.csv"), pytorch);
+  EXPECT_EQ(read_text(dir / "unlabelled.csv"), unlabelled);
+  // A file of its own environment, or a new one, takes the results.
+  ctx.write_file((dir / "mine.csv").string());
+  ctx.write_file((dir / "mine.csv").string());
+  EXPECT_EQ(lines_containing(dir / "mine.csv", g.problem.params_signature()), 1u);
+}
+
 // A database keeps one table per environment, so writing this machine's leaves the other's.
 TEST_F(Validation, WriteFileOnExitAddsThisEnvironmentToADatabaseMeasuredElsewhere) {
   ResultsTable other;
