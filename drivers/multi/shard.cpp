@@ -41,26 +41,21 @@ std::optional<Shard> shard_from_environment(const EnvironmentLookup& getenv) {
   struct Pair {
     const char* rank;
     const char* size;
-    const char* fallback_size;
   };
   static constexpr Pair kLaunchers[] = {
-      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", nullptr},
-      {"PMI_RANK", "PMI_SIZE", nullptr},
-      // SLURM_NTASKS is also set in a batch script outside srun, where SLURM_PROCID is 0: the
-      // step's own size, set by srun only, comes first.
-      {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"},
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+      {"PMI_RANK", "PMI_SIZE"},
+      // The step's size, which srun sets; never SLURM_NTASKS: a batch script outside srun has
+      // SLURM_PROCID 0 and SLURM_NTASKS of the whole job, and a plain `tune` there took shard
+      // 0 of N, leaving the other shares untuned with exit 0.
+      {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS"},
   };
   for (const auto& launcher : kLaunchers) {
     const char* rank = getenv(launcher.rank);
     if (rank == nullptr) continue;
-    const char* size_name = launcher.size;
-    const char* size = getenv(size_name);
-    if (size == nullptr && launcher.fallback_size != nullptr) {
-      size_name = launcher.fallback_size;
-      size = getenv(size_name);
-    }
+    const char* size = getenv(launcher.size);
     if (size == nullptr) continue;
-    const std::string source = fmt::format("{}/{}", launcher.rank, size_name);
+    const std::string source = fmt::format("{}/{}", launcher.rank, launcher.size);
     return checked(parse_int(rank), parse_int(size), source, fmt::format("{}/{}", rank, size));
   }
   return std::nullopt;

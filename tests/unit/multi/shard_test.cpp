@@ -44,10 +44,10 @@ TEST(Shard, ReadsEachLauncher) {
   ASSERT_TRUE(s);
   EXPECT_EQ(s->index, 2);
 
-  s = shard_from_environment(lookup({{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "8"}}));
+  s = shard_from_environment(lookup({{"SLURM_PROCID", "3"}, {"SLURM_STEP_NUM_TASKS", "8"}}));
   ASSERT_TRUE(s);
   EXPECT_EQ(s->count, 8);
-  EXPECT_EQ(s->source, "SLURM_PROCID/SLURM_NTASKS");
+  EXPECT_EQ(s->source, "SLURM_PROCID/SLURM_STEP_NUM_TASKS");
 
   EXPECT_FALSE(shard_from_environment(lookup({})));
   EXPECT_FALSE(shard_from_environment(lookup({{"OMPI_COMM_WORLD_RANK", "0"}})));  // no size
@@ -70,6 +70,16 @@ TEST(Shard, SrunStepSizeBeforeTheBatchScriptsTaskCount) {
       lookup({{"SLURM_PROCID", "1"}, {"SLURM_STEP_NUM_TASKS", "2"}, {"SLURM_NTASKS", "16"}}));
   ASSERT_TRUE(s);
   EXPECT_EQ(s->count, 2);
+}
+
+// A batch script's own environment, outside srun (as `env` prints it there): no step, no shard.
+// Taking shard 0 of SLURM_NTASKS there tuned a quarter of the problems and ended with exit 0.
+TEST(Shard, ABatchScriptOutsideSrunIsNoShard) {
+  EXPECT_FALSE(shard_from_environment(lookup({{"SLURM_PROCID", "0"},
+                                              {"SLURM_NTASKS", "4"},
+                                              {"SLURM_NPROCS", "4"},
+                                              {"SLURM_LOCALID", "0"},
+                                              {"SLURM_JOB_ID", "200505"}})));
 }
 
 TEST(Shard, MalformedLauncherValuesAreNamed) {
