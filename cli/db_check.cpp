@@ -38,6 +38,7 @@ struct DbCheckOptions {
 struct Reference {
   std::string description;
   Environment environment;
+  std::size_t bad_lines = 0;  // of the --against file: skipped, and the check ends partial
 };
 
 // `session` is null when comparing --against another file without --resolve.
@@ -48,7 +49,17 @@ Reference reference_environment(const DbCheckOptions& options, const BackendSess
       throw InputError(fmt::format("--against {}: holds {} environments; give a file with one",
                                    options.against, other.tables.size()));
     }
-    return {fmt::format("{}", options.against), other.tables.front().environment};
+    // A file without Validator lines (an untuned file given by mistake) has nothing to compare
+    // with: against it, every file would read as usable.
+    if (other.tables.front().environment.empty()) {
+      throw InputError(fmt::format("--against {}: has no Validator lines to compare with{}",
+                                   options.against,
+                                   other.diagnostics.error_count() > 0
+                                       ? fmt::format(" ({})", other.diagnostics.summary())
+                                       : std::string()));
+    }
+    return {fmt::format("{}", options.against), other.tables.front().environment,
+            other.diagnostics.error_count()};
   }
   const auto& props = session->backend->properties();
   return {fmt::format("the current environment ({} device {}: {})", props.backend, props.ordinal,
@@ -135,6 +146,11 @@ void run_db_check(const DbCheckOptions& options) {
   }
   if (loaded.diagnostics.error_count() > 0) {
     throw ExitWith(ExitCode::Partial, loaded.diagnostics.summary());  // the rest is checked
+  }
+  if (reference.bad_lines > 0) {
+    throw ExitWith(ExitCode::Partial,
+                   fmt::format("--against {}: {} bad line(s) skipped (printed above)",
+                               options.against, reference.bad_lines));
   }
 }
 
