@@ -112,6 +112,7 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
 }
 
 void apply_tuning_options(const TuningOptionTexts& texts, TunerOptions& tuner) {
+  std::erase(tuner.search.providers, std::string());  // `--providers ""` is every provider
   tuner.check = parse_numerical_check(texts.numerical_check);
   tuner.search.space =
       texts.search == "exhaustive" ? SearchSpace::Exhaustive : SearchSpace::Heuristic;

@@ -39,6 +39,7 @@ CLI::Validator numerical_check_value() {
 CLI::Validator provider_name() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
+        if (text.empty()) return {};  // `--providers ""`: not set, every provider (as the docs say)
         std::vector<std::string> known;
         for (const BackendKind kind : {BackendKind::Cpu, BackendKind::Cuda}) {
           const BackendProviders providers = providers_of(kind);
