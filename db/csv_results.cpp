@@ -96,7 +96,7 @@ ResultsTable parse_results_csv(std::string_view content, std::string_view file,
 ResultsTable read_results_csv(const std::filesystem::path& path, Diagnostics& diagnostics) {
   // A file, not any text: the parser reads whatever it is given, line by line.
   const std::string content = read_file(path);
-  refuse_sqlite_content(content, path.string());
+  refuse_non_text_content(content, path.string());
   return parse_results_csv(content, path.string(), diagnostics);
 }
 

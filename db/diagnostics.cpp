@@ -6,11 +6,37 @@
 
 namespace gemmtune {
 
+namespace {
+
+// What a terminal can show of a line or message: control bytes (a NUL, an escape sequence) as
+// \xNN, and at most `limit` bytes of it. A 3 MB line (a file of another kind, run together)
+// printed whole, once as the line and again in its message, buried everything else.
+std::string shown(std::string_view text, std::size_t limit) {
+  std::string out;
+  const std::string_view head = text.substr(0, limit);
+  out.reserve(head.size());
+  for (const char c : head) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  if (text.size() > limit) out += fmt::format("… ({} more bytes)", text.size() - limit);
+  return out;
+}
+
+}  // namespace
+
 std::string format_diagnostic(const Diagnostic& d) {
+  constexpr std::size_t kShownLine = 200;
+  constexpr std::size_t kShownMessage = 400;  // a message may quote a whole field
   const std::string_view kind = d.severity == Severity::Warning ? "warning: " : "";
-  std::string out = d.line > 0 ? fmt::format("{}:{}: {}{}", d.file, d.line, kind, d.message)
-                               : fmt::format("{}: {}{}", d.file, kind, d.message);
-  if (!d.text.empty()) out += fmt::format("\n    {}", d.text);
+  const std::string message = shown(d.message, kShownMessage);
+  std::string out = d.line > 0 ? fmt::format("{}:{}: {}{}", d.file, d.line, kind, message)
+                               : fmt::format("{}: {}{}", d.file, kind, message);
+  if (!d.text.empty()) out += fmt::format("\n    {}", shown(d.text, kShownLine));
   return out;
 }
 
@@ -24,8 +50,8 @@ void Diagnostics::error(std::string_view file, int line, std::string_view text,
 
 void Diagnostics::warning(std::string_view file, int line, std::string_view text,
                           std::string message) {
-  all_.push_back(
-      Diagnostic{std::string(file), line, std::string(text), std::move(message), Severity::Warning});
+  all_.push_back(Diagnostic{std::string(file), line, std::string(text), std::move(message),
+                            Severity::Warning});
 }
 
 std::string Diagnostics::format_all() const {

@@ -50,11 +50,20 @@ std::string read_file(const std::filesystem::path& path) {
   return std::move(buffer).str();
 }
 
-void refuse_sqlite_content(std::string_view content, std::string_view file) {
+void refuse_non_text_content(std::string_view content, std::string_view file) {
   static constexpr std::string_view kMagic("SQLite format 3\0", 16);  // a database's first bytes
   if (content.substr(0, kMagic.size()) == kMagic) {
     throw InputError(fmt::format(
         "{}: a SQLite database, not a CSV file; give it a .db (or .sqlite) name to read it", file));
+  }
+  // UTF-16 (what Windows PowerShell's `>` and some spreadsheet exports write): read as bytes,
+  // every line would be a bad line full of NULs. Neither UTF-8 text nor our files hold a NUL.
+  const bool utf16_bom = content.starts_with("\xFF\xFE") || content.starts_with("\xFE\xFF");
+  if (utf16_bom || content.substr(0, 4096).find('\0') != std::string_view::npos) {
+    throw InputError(fmt::format(
+        "{}: {}, not UTF-8 text; convert it first (iconv -f UTF-16 -t UTF-8 {} > converted.csv)",
+        file, utf16_bom ? "UTF-16 text" : "holds NUL bytes (UTF-16 text, or not text at all)",
+        file));
   }
 }
 

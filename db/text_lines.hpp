@@ -28,8 +28,9 @@ std::vector<TextLine> split_lines(std::string_view content);
 // The whole file as bytes; throws InputError naming the path when it cannot be read.
 std::string read_file(const std::filesystem::path& path);
 
-// Throws InputError when `content` is a SQLite database (a .db copied to a .csv name): read as
-// text, it would be reported as a hundred binary bad lines rather than as what it is.
-void refuse_sqlite_content(std::string_view content, std::string_view file);
+// Throws InputError when `content` is not UTF-8 text: a SQLite database (a .db copied to a .csv
+// name), UTF-16 text (a byte-order mark), or anything holding a NUL byte in its first 4 KiB.
+// Read as text, it would be reported as a hundred bad lines of binary rather than as what it is.
+void refuse_non_text_content(std::string_view content, std::string_view file);
 
 }  // namespace gemmtune

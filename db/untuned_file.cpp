@@ -63,7 +63,7 @@ std::vector<UntunedEntry> read_untuned_file(const std::filesystem::path& path,
                                             Diagnostics& diagnostics) {
   // A file, not any text: the parser reads whatever it is given, line by line.
   const std::string content = read_file(path);
-  refuse_sqlite_content(content, path.string());
+  refuse_non_text_content(content, path.string());
   return parse_untuned(content, path.string(), diagnostics);
 }
 

@@ -80,6 +80,33 @@ TEST(CsvResults, ASqliteDatabaseUnderACsvNameIsSaidToBeOne) {
   EXPECT_TRUE(d.empty());
 }
 
+// UTF-16 (PowerShell's `>`, a spreadsheet's export) is said to be UTF-16, with the way out, not
+// read as lines of NULs: with and without a byte-order mark, results and untuned files alike.
+TEST(CsvResults, Utf16TextIsSaidToBeUtf16) {
+  testing::TempDir dir;
+  const auto utf16 = [](std::string_view bom, std::string_view text) {
+    std::string out(bom);
+    for (const char c : text) out += std::string{c, '\0'};
+    return out;
+  };
+  const std::string line = "Validator,PT_VERSION,2.11.0\r\n";
+  testing::write_text(dir / "bom.csv", utf16("\xFF\xFE", line));
+  testing::write_text(dir / "no_bom.csv", utf16("", line));
+  Diagnostics d;
+  try {
+    (void)read_results_csv(dir / "bom.csv", d);
+    FAIL() << "read UTF-16 as UTF-8";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bom.csv: UTF-16 text, not UTF-8 text; convert it first "
+                                         "(iconv -f UTF-16 -t UTF-8 "),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)read_results_csv(dir / "no_bom.csv", d), InputError);
+  EXPECT_THROW((void)read_untuned_file(dir / "bom.csv", d), InputError);
+  EXPECT_TRUE(d.empty());
+}
+
 TEST(CsvResults, TimesAreWrittenLikePyTorch) {
   // PyTorch prints times with an ostream's default format, printf's %g.
   EXPECT_EQ(format_time_ms(0.00737504), "0.00737504");

@@ -13,7 +13,24 @@ TEST(Diagnostics, FormatsFileLineMessageAndText) {
             "a.csv:7: what is wrong\n    bad,line");
   EXPECT_EQ(format_diagnostic({"a.csv", 2, "x", "kept", Severity::Warning}),
             "a.csv:2: warning: kept\n    x");
-  EXPECT_EQ(format_diagnostic({"a.csv", 0, "", "whole file", Severity::Error}), "a.csv: whole file");
+  EXPECT_EQ(format_diagnostic({"a.csv", 0, "", "whole file", Severity::Error}),
+            "a.csv: whole file");
+}
+
+// A line of megabytes (another kind of file run together) is shown in part, and control bytes
+// (a NUL, a terminal's escape sequence) as \xNN, in the line and in a message quoting it.
+TEST(Diagnostics, ShowsPartOfAHugeLineAndEscapesControlBytes) {
+  const std::string huge = "GemmTunableOp_float_NN,nn_1_1_1,Default," + std::string(3'000'000, '9');
+  const Diagnostic d{"f.csv", 3, huge, "time_ms is not a number: '" + huge + "'", Severity::Error};
+  const std::string shown = format_diagnostic(d);
+  EXPECT_LT(shown.size(), 1000u);
+  EXPECT_NE(shown.find("f.csv:3: time_ms is not a number: 'GemmTunableOp_float_NN"),
+            std::string::npos);
+  EXPECT_NE(shown.find("… (" + std::to_string(huge.size() - 200) + " more bytes)"),
+            std::string::npos)
+      << shown;
+  const Diagnostic control{"f.csv", 1, std::string("a\0b\x1b[2Jc", 8), "bad", Severity::Error};
+  EXPECT_EQ(format_diagnostic(control), "f.csv:1: bad\n    a\\x00b\\x1b[2Jc");
 }
 
 TEST(Diagnostics, CountsErrorsAndWarnings) {
