@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 
+#include "db/line_end.hpp"
 #include "db/untuned_file.hpp"
 #include "tuner/error.hpp"
 
@@ -57,12 +58,7 @@ bool UntunedRecorder::record(const Problem& problem) {
     if (errno != EWOULDBLOCK) break;
     ::usleep(10'000);
   }
-  struct stat st {};
-  const bool sized = ::fstat(fd, &st) == 0;
-  char last = '\n';
-  if (sized && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n') {
-    line.insert(line.begin(), '\n');
-  }
+  if (ends_mid_line(fd)) line.insert(line.begin(), '\n');
   const ssize_t written = ::write(fd, line.data(), line.size());
   const int write_errno = errno;
   if (written != static_cast<ssize_t>(line.size())) {

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "db/line_end.hpp"
 #include "db/text_lines.hpp"
 #include "tuner/error.hpp"
 
@@ -23,10 +24,16 @@ namespace gemmtune {
 namespace {
 
 // Where errno says the file or its file system refused (full, read-only, no permission, a
-// directory in the way, an I/O error), the user has something to fix: bad input naming the file.
-// Anything else is ours: an internal error.
-[[noreturn]] void fail_errno(std::string_view call, const std::filesystem::path& path) {
+// directory in the way, a loop of links, an I/O error), the user has something to fix: bad input
+// naming the file. Anything else is ours: an internal error. `temp`, where not empty, is the
+// temporary file the call was made on in `path`'s stead: the user knows `path`, so the message
+// starts with it, and names the temporary in brackets.
+[[noreturn]] void fail_errno(std::string_view call, const std::filesystem::path& path,
+                             const std::filesystem::path& temp = {}) {
   const int error = errno;
+  const std::string failed =
+      temp.empty() ? fmt::format("{} failed", call)
+                   : fmt::format("{} failed, on its temporary file {}", call, temp.string());
   switch (error) {
     case ENOSPC:
     case EDQUOT:
@@ -36,12 +43,13 @@ namespace {
     case EISDIR:
     case ENOTDIR:
     case ENOENT:
+    case ELOOP:
     case EIO:
     case EFBIG:
-      throw InputError(fmt::format("{}: cannot be read or written: {} ({} failed)", path.string(),
-                                   std::strerror(error), call));
+      throw InputError(fmt::format("{}: cannot be read or written: {} ({})", path.string(),
+                                   std::strerror(error), failed));
     default:
-      GEMMTUNE_THROW("{}({}) failed: {}", call, path.string(), std::strerror(error));
+      GEMMTUNE_THROW("{}: {} ({})", path.string(), std::strerror(error), failed);
   }
 }
 
@@ -57,10 +65,10 @@ class Fd {
     if (fd_ >= 0) ::close(fd_);
   }
   int get() const { return fd_; }
-  void close_checked(const std::filesystem::path& path) {
+  void close_checked(const std::filesystem::path& path, const std::filesystem::path& temp = {}) {
     const int fd = fd_;
     fd_ = -1;
-    if (::close(fd) != 0) fail_errno("close", path);
+    if (::close(fd) != 0) fail_errno("close", path, temp);
   }
 
  private:
@@ -68,13 +76,14 @@ class Fd {
 };
 
 // `written`, where given, counts the bytes that reached the file, also when a later write fails.
+// `temp`: as fail_errno's.
 void write_all(int fd, std::string_view data, const std::filesystem::path& path,
-               std::size_t* written = nullptr) {
+               const std::filesystem::path& temp, std::size_t* written = nullptr) {
   while (!data.empty()) {
     const ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail_errno("write", path);
+      fail_errno("write", path, temp);
     }
     data.remove_prefix(static_cast<std::size_t>(n));
     if (written != nullptr) *written += static_cast<std::size_t>(n);
@@ -86,6 +95,24 @@ void fsync_directory(const std::filesystem::path& dir) {
   if (fd.get() < 0) fail_errno("open", dir);
   if (::fsync(fd.get()) != 0) fail_errno("fsync", dir);
 }
+
+// Counts the turns of a loop that starts over where another writer changed `path` meanwhile, and
+// ends it with an InputError once kMaxWriteAttempts have gone by (the header says why).
+class Attempts {
+ public:
+  explicit Attempts(const std::filesystem::path& path) : path_(path) {}
+  void next() {
+    if (++count_ < kMaxWriteAttempts) return;
+    throw InputError(
+        fmt::format("{}: gave up after {} attempts, each of which found the file replaced, created "
+                    "or removed by another writer meanwhile; nothing was written to it",
+                    path_.string(), count_));
+  }
+
+ private:
+  const std::filesystem::path& path_;
+  int count_ = 0;
+};
 
 }  // namespace
 
@@ -139,7 +166,7 @@ struct AppendTarget {
 
 // Opens `path` for appending (creating it if missing) and takes its append lock.
 AppendTarget open_for_append(const std::filesystem::path& path) {
-  for (;;) {
+  for (Attempts attempts(path);; attempts.next()) {
     std::error_code ec;
     const bool existed = std::filesystem::exists(path, ec);
     Fd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666));
@@ -160,7 +187,7 @@ void append_locked(const AppendTarget& target, std::string_view content,
   if (::fstat(fd, &before) != 0) fail_errno("fstat", path);
   std::size_t written = 0;
   try {
-    write_all(fd, content, path, &written);
+    write_all(fd, content, path, {}, &written);
     if (::fsync(fd) != 0) fail_errno("fsync", path);
   } catch (...) {
     // Unlocked, another appender's lines may follow ours; they are worth more than a clean end,
@@ -250,7 +277,17 @@ std::filesystem::path through_links(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::is_symlink(path, ec)) return path;
   const auto target = std::filesystem::canonical(path, ec);
-  return ec ? path : target;
+  if (!ec) return target;
+  // Points to no file (yet): followed by hand, to the name open(2) with O_CREAT would create, so
+  // that a new file goes where writers using either name find it. A link is relative to its own
+  // directory. As many hops as Linux follows (40), so a loop ends.
+  std::filesystem::path at = path;
+  for (int hop = 0; hop < 40 && std::filesystem::is_symlink(at, ec); ++hop) {
+    const auto to = std::filesystem::read_symlink(at, ec);
+    if (ec) return path;
+    at = to.is_absolute() ? to : at.parent_path() / to;
+  }
+  return std::filesystem::is_symlink(at, ec) ? path : at;
 }
 
 void rename_durably(const std::filesystem::path& from, const std::filesystem::path& to) {
@@ -263,16 +300,16 @@ void write_file_atomically(const std::filesystem::path& named,
   const auto path = through_links(named);
   const auto temp = temporary_path_for(path);
   Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
-  if (fd.get() < 0) fail_errno("open", temp);
+  if (fd.get() < 0) fail_errno("open", named, temp);
   try {
     struct stat old {};
     if (::stat(path.c_str(), &old) == 0 && ::fchmod(fd.get(), old.st_mode & 07777) != 0) {
-      fail_errno("fchmod", temp);
+      fail_errno("fchmod", named, temp);
     }
-    produce([&](std::string_view chunk) { write_all(fd.get(), chunk, temp); });
-    if (::fsync(fd.get()) != 0) fail_errno("fsync", temp);
-    fd.close_checked(temp);
-    if (::rename(temp.c_str(), path.c_str()) != 0) fail_errno("rename", path);
+    produce([&](std::string_view chunk) { write_all(fd.get(), chunk, named, temp); });
+    if (::fsync(fd.get()) != 0) fail_errno("fsync", named, temp);
+    fd.close_checked(named, temp);
+    if (::rename(temp.c_str(), path.c_str()) != 0) fail_errno("rename", named, temp);
   } catch (...) {
     ::unlink(temp.c_str());
     throw;
@@ -284,15 +321,18 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   write_file_atomically(path, [&](const ChunkWriter& write) { write(content); });
 }
 
-bool create_file_atomically(const std::filesystem::path& path, std::string_view content) {
+bool create_file_atomically(const std::filesystem::path& named, std::string_view content) {
+  // link(2) does not follow a symbolic link at its new name: through one that points to no file
+  // yet, it would fail (EEXIST) however often it were tried. The file is made where it points.
+  const auto path = through_links(named);
   const auto temp = temporary_path_for(path);
   {
     Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
-    if (fd.get() < 0) fail_errno("open", temp);
+    if (fd.get() < 0) fail_errno("open", named, temp);
     try {
-      write_all(fd.get(), content, temp);
-      if (::fsync(fd.get()) != 0) fail_errno("fsync", temp);
-      fd.close_checked(temp);
+      write_all(fd.get(), content, named, temp);
+      if (::fsync(fd.get()) != 0) fail_errno("fsync", named, temp);
+      fd.close_checked(named, temp);
     } catch (...) {
       ::unlink(temp.c_str());
       throw;
@@ -302,9 +342,19 @@ bool create_file_atomically(const std::filesystem::path& path, std::string_view 
   const int link_errno = errno;
   ::unlink(temp.c_str());
   if (!created) {
-    if (link_errno == EEXIST) return false;
-    errno = link_errno;
-    fail_errno("link", path);
+    if (link_errno != EEXIST) {
+      errno = link_errno;
+      fail_errno("link", named, temp);
+    }
+    // A link still in the way is one that leads to no file through_links could name (a loop, or
+    // one made since): "exists" would send the caller to open it, which fails, and back here.
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0) {
+      throw InputError(fmt::format(
+          "{}: cannot be created: it is a symbolic link that leads to no file it can create ({})",
+          named.string(), std::strerror(errno)));
+    }
+    return false;
   }
   fsync_directory(path.parent_path());
   return true;
@@ -324,9 +374,11 @@ std::optional<FileIdentity> identity_of(const std::filesystem::path& path) {
   return identity_from(st);
 }
 
-bool append_durably_if_same(const std::filesystem::path& path, std::string_view content,
-                            const FileIdentity& expected) {
-  for (;;) {
+bool append_lines_if_same(const std::filesystem::path& path, std::string_view lines,
+                          const HeldFile& held) {
+  for (Attempts attempts(path);; attempts.next()) {
+    // Opened again rather than written through `held`: flock(2) excludes open files, not
+    // processes, so each append needs its own for two threads of one process to take turns.
     Fd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
     if (fd.get() < 0) {
       if (errno == ENOENT) return false;  // moved or removed: not the file that was checked
@@ -334,11 +386,15 @@ bool append_durably_if_same(const std::filesystem::path& path, std::string_view 
     }
     const bool locked = lock_for_append(fd.get(), path);
     if (locked && !still_named(fd.get(), path)) continue;  // replaced while we waited
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) fail_errno("fstat", path);
-    if (identity_from(st) != expected) return false;
+    if (!held.is_open_on(fd.get())) return false;
     AppendTarget target{std::move(fd), locked, false};
-    append_locked(target, content, path);
+    // Read through `held`, open for reading on this same file; under the lock, so no other
+    // gemmtune appender ends or starts a line between the look and the write.
+    if (ends_mid_line(held.fd())) {
+      append_locked(target, "\n" + std::string(lines), path);
+    } else {
+      append_locked(target, lines, path);
+    }
     target.fd.close_checked(path);
     return true;
   }
@@ -372,7 +428,7 @@ void rewrite_file_atomically(
     const std::filesystem::path& path,
     const std::function<std::optional<std::string>(std::optional<std::string_view> content)>&
         rewrite) {
-  for (;;) {
+  for (Attempts attempts(path);; attempts.next()) {
     Fd fd(open_to_replace(path));
     if (fd.get() < 0) {
       if (errno != ENOENT) fail_errno("open", path);

@@ -24,7 +24,14 @@
 //
 // A `path` that is a symbolic link is written through: the file it points to is replaced (its
 // temporary file beside it), never the link, so that writers using either name keep sharing one
-// file.
+// file; where it points to no file yet, that file is created, as open(2) with O_CREAT does.
+//
+// Loops that start over because another writer replaced or created the file meanwhile give up
+// after kMaxWriteAttempts turns with an InputError naming the file: each turn follows a change by
+// another writer, so a few suffice, and a path on which no turn can succeed must not spin forever.
+//
+// Errors name the file the caller gave, with the temporary file in brackets where the call
+// failed on that.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +41,13 @@
 #include <string>
 #include <string_view>
 
+#include "db/held_file.hpp"
+
 namespace gemmtune {
+
+// How many times a loop that starts over where another writer changed the file goes round before
+// it gives up (see above).
+inline constexpr int kMaxWriteAttempts = 100;
 
 // Receives the content in pieces; a producer may call it any number of times.
 using ChunkWriter = std::function<void(std::string_view chunk)>;
@@ -51,28 +64,34 @@ void write_file_atomically(const std::filesystem::path& path,
 // killed before their rename left there: temporary files of a process that no longer runs on this
 // machine, untouched for an hour (so never a writer's on another machine sharing the directory).
 std::filesystem::path temporary_path_for(const std::filesystem::path& path);
-// The file a path names once its symbolic links are followed (`path` itself when it is none, or
-// when the link points nowhere): where a replacement must go.
+// The file a path names once its symbolic links are followed, also where the last one points to
+// no file yet (the name a new file is created under); `path` itself when it is no link, or for a
+// loop of links (whose open then fails with ELOOP): where a replacement or a new file must go.
 std::filesystem::path through_links(const std::filesystem::path& path);
 void rename_durably(const std::filesystem::path& from, const std::filesystem::path& to);
 
 // Which file a path names (device and inode), to tell later whether it is still that file;
-// nullopt when nothing is there.
+// nullopt when nothing is there. Only while that file is kept open (a SQLite connection's): once
+// it is gone, a new file may get its numbers (HeldFile).
 struct FileIdentity {
   std::uint64_t device = 0, inode = 0;
   friend bool operator==(const FileIdentity&, const FileIdentity&) = default;
 };
 std::optional<FileIdentity> identity_of(const std::filesystem::path& path);
 
-// append_durably's, but only to the file `expected` identifies: false, writing nothing, where
-// `path` now names another file or none (replaced by `db convert --force`, moved away), so that
-// the caller checks the new one's header before it adds to it.
-bool append_durably_if_same(const std::filesystem::path& path, std::string_view content,
-                            const FileIdentity& expected);
+// append_durably's, of whole lines, but only to the file `held` is open on: false, writing
+// nothing, where `path` now names another file or none (replaced by `db convert --force`, moved
+// away), so that the caller checks the new one's header before it adds to it. Where the file's
+// last line lacks its newline (another program appended it), one is written first, under the
+// lock, so that neither line is lost.
+bool append_lines_if_same(const std::filesystem::path& path, std::string_view lines,
+                          const HeldFile& held);
 
 // Creates `path` with `content` only if it does not exist yet, atomically (temp file + link(2),
 // which fails rather than replaces); returns false, changing nothing, when it already exists.
-// Two processes starting on one new results file thus agree on who writes its header.
+// Two processes starting on one new results file thus agree on who writes its header. A `path`
+// that is a symbolic link to no file yet creates that file (through_links); one whose links lead
+// nowhere a file can be created is an InputError naming it.
 bool create_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 // The lock append_durably takes, on a file open on `fd` (its path for messages), for other files

@@ -6,6 +6,7 @@
 
 #include "db/atomic_file.hpp"
 #include "db/csv_results.hpp"
+#include "db/held_file.hpp"
 #include "db/text_lines.hpp"
 #include "tuner/error.hpp"
 #include "validator/compare.hpp"
@@ -70,11 +71,12 @@ class CsvStore final : public ResultsStore {
   void append(const Environment& environment, const ResultEntry& entry,
               std::span<const CandidateReport> /*candidates: CSV has no place for them*/) override {
     const std::string line = format_result_line(entry, format_time_ms(entry.time_ms));
-    // The header was checked: append, as long as the path still names the file checked. One put
-    // in its place meanwhile (`db convert --force`, a `mv`) is checked again below, so that no
-    // result goes under another file's validators or into a new file without any.
+    // The header was checked: append, as long as the path still names the file checked (held
+    // open, so that no other file can pass for it). One put in its place meanwhile (`db convert
+    // --force`, a `mv`) is checked again below, so that no result goes under another file's
+    // validators or into a new file without any.
     if (checked_environment_ && *checked_environment_ == environment && checked_file_ &&
-        append_durably_if_same(path_, line, *checked_file_)) {
+        append_lines_if_same(path_, line, *checked_file_)) {
       return;
     }
     // A new file is created with its header and this line at once (create_file_atomically), so
@@ -120,19 +122,20 @@ class CsvStore final : public ResultsStore {
     return {.append = line, .replace_with = std::nullopt};
   }
 
-  // Remembers the file just verified (or written) as holding `environment`. Identified after the
-  // fact: should another writer replace it in between, the identity is the new file's and an
-  // append to it is unchecked, as it was before identities; the window is a stat call long.
+  // Remembers the file just verified (or written) as holding `environment`, and holds it open.
+  // Opened after the fact: should another writer replace it in between, the file held is the new
+  // one and an append to it is unchecked, as it was before the store held files; the window is
+  // an open call long.
   void checked(const Environment& environment) {
     checked_environment_ = environment;
-    checked_file_ = identity_of(path_);
+    checked_file_ = HeldFile::open(path_);
   }
 
   std::filesystem::path path_;
-  // The environment this object last verified the file against, and which file that was; saves
+  // The environment this object last verified the file against, and that file, held open; saves
   // re-reading per append.
   std::optional<Environment> checked_environment_;
-  std::optional<FileIdentity> checked_file_;
+  std::optional<HeldFile> checked_file_;
 };
 
 }  // namespace

@@ -4,9 +4,11 @@
 // holds nothing (holds_nothing: blank, a BOM alone) gets the run's Validator lines first (written
 // atomically, so a crash never leaves half a header, and, the check and the write being made under
 // the append lock, of several processes starting on one new or empty file exactly one writes it);
-// a file measured in another environment is refused with the differences, never mixed. A file
-// whose last line lacks its newline (a writer killed mid-line) gets one first, so the new line
-// stays whole and the broken one is reported on the next read.
+// a file measured in another environment is refused with the differences, never mixed. The file
+// checked is held open, so that the next append tells for certain whether the path still names it
+// (HeldFile). A file whose last line lacks its newline (a writer killed mid-line, another program's
+// append) gets one first, so the new line stays whole and a broken one is reported on the next
+// read.
 #pragma once
 
 #include <filesystem>

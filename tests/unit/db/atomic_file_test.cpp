@@ -12,13 +12,19 @@
 #include <csignal>
 
 #include <chrono>
+#include <functional>
 #include <future>
+#include <memory>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "finishes_within.hpp"
 #include "held_append_lock.hpp"
 #include "temp_dir.hpp"
+#include "tuner/error.hpp"
 
 namespace gemmtune {
 namespace {
@@ -171,6 +177,90 @@ TEST(AtomicFile, CreateOnlyWhenAbsent) {
   EXPECT_FALSE(create_file_atomically(file, "second\n"));
   EXPECT_EQ(testing::read_text(file), "first\n");
   EXPECT_EQ(count_files(dir.path()), 1u);
+}
+
+// A link to a file not made yet (`ln -s nowhere.csv out.csv`) is written through, as open(2) with
+// O_CREAT writes through it: the file it points to is made, and the link stays; by creating,
+// replacing and rewriting. The rewrite runs in a child process: it used to loop forever, link(2)
+// finding the link in the way at every attempt.
+TEST(AtomicFile, WritesThroughALinkToNoFileYet) {
+  testing::TempDir dir;
+  std::filesystem::create_symlink("nowhere.csv", dir / "out.csv");
+  EXPECT_TRUE(create_file_atomically(dir / "out.csv", "created\n"));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "out.csv"));
+  EXPECT_EQ(testing::read_text(dir / "nowhere.csv"), "created\n");
+
+  std::filesystem::create_symlink("sub/written.csv", dir / "written.csv");
+  std::filesystem::create_directories(dir / "sub");
+  write_file_atomically(dir / "written.csv", "written\n");
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "written.csv"));
+  EXPECT_EQ(testing::read_text(dir / "sub" / "written.csv"), "written\n");
+
+  // A link to a link to no file: followed to the end.
+  std::filesystem::create_symlink("second.csv", dir / "first.csv");
+  std::filesystem::create_symlink(dir / "sub" / "rewritten.csv", dir / "second.csv");
+  const auto ended = testing::finishes_within(std::chrono::seconds(10), [&] {
+    rewrite_file_atomically(dir / "first.csv", [](std::optional<std::string_view> content) {
+      return std::optional<std::string>(content ? "read\n" : "rewritten\n");
+    });
+  });
+  EXPECT_EQ(ended, testing::Ended::kReturned);
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "first.csv"));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "second.csv"));
+  EXPECT_EQ(testing::read_text(dir / "sub" / "rewritten.csv"), "rewritten\n");
+  EXPECT_EQ(count_files(dir.path()), 6u) << "links, sub/ and nowhere.csv; no temporary file";
+  EXPECT_EQ(count_files(dir / "sub"), 2u) << "no temporary file";
+}
+
+// A loop of links leads to no file: an InputError naming the path, from creating and from
+// rewriting alike, not "it exists" (which sent the rewrite back to open it, forever).
+TEST(AtomicFile, ALoopOfLinksIsAnErrorNamingThePath) {
+  testing::TempDir dir;
+  std::filesystem::create_symlink("b.csv", dir / "a.csv");
+  std::filesystem::create_symlink("a.csv", dir / "b.csv");
+  try {
+    create_file_atomically(dir / "a.csv", "x\n");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind((dir / "a.csv").string() + ": ", 0), 0u) << e.what();
+  }
+  const auto ended = testing::finishes_within(std::chrono::seconds(10), [&] {
+    rewrite_file_atomically(dir / "a.csv", [](std::optional<std::string_view>) {
+      return std::optional<std::string>("x\n");
+    });
+  });
+  EXPECT_EQ(ended, testing::Ended::kInputError);
+  EXPECT_EQ(count_files(dir.path()), 2u) << "no temporary file";
+}
+
+// An error writing the temporary file names the file the caller asked for (the user knows that
+// name), with the temporary in brackets: "out.csv: ... (write failed, on its temporary file ...)".
+TEST(AtomicFile, AFailedWriteNamesTheFileNotItsTemporary) {
+  testing::TempDir dir;
+  const auto file = dir / "results.csv";
+  const std::string content(100, 'x');
+  const auto error_of = [](const std::function<void()>& call) -> std::string {
+    try {
+      call();
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no InputError";
+  };
+  std::vector<std::string> errors;
+  {
+    // Checked once the limit is gone: test output written to a file would fail under it too.
+    const FileSizeLimit limit(10);
+    errors.push_back(error_of([&] { write_file_atomically(file, content); }));
+    errors.push_back(error_of([&] { create_file_atomically(file, content); }));
+  }
+  for (const std::string& what : errors) {
+    EXPECT_EQ(what.rfind(file.string() + ": ", 0), 0u) << what;
+    EXPECT_NE(what.find("on its temporary file " + dir.path().string() + "/.results.csv.tmp."),
+              std::string::npos)
+        << what;
+  }
+  EXPECT_EQ(count_files(dir.path()), 0u);
 }
 
 TEST(AppendDurably, CreatesThenAppends) {
@@ -353,6 +443,40 @@ TEST(RewriteFileAtomically, ReplacesAReadOnlyFile) {
   struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0444u);
+}
+
+// A file replaced by another writer at every attempt: a rewrite starts over each time (the file it
+// waited for is gone), and gives up after kMaxWriteAttempts with an error naming the file, rather
+// than keep going for as long as the other writer does. The test plays that writer: each new file
+// is locked before it takes the name, so the rewrite always waits on a file about to be replaced.
+TEST(RewriteFileAtomically, GivesUpOnAFileReplacedAtEveryAttempt) {
+  testing::TempDir dir;
+  const auto file = dir / "results.csv";
+  testing::write_text(file, "0\n");
+  auto held = std::make_unique<testing::HeldAppendLock>(file);
+  auto rewriting = std::async(std::launch::async, [&] {
+    rewrite_file_atomically(file, [](std::optional<std::string_view>) {
+      return std::optional<std::string>("rewritten\n");
+    });
+  });
+  // Ten times the attempts allowed: a rewrite that does not give up sees its last one succeed.
+  for (int round = 1; round <= 10 * kMaxWriteAttempts; ++round) {
+    if (rewriting.wait_for(std::chrono::milliseconds(2)) == std::future_status::ready) break;
+    const auto next = dir / fmt::format("next{}", round);
+    testing::write_text(next, fmt::format("{}\n", round));
+    auto next_held = std::make_unique<testing::HeldAppendLock>(next);
+    std::filesystem::rename(next, file);
+    held = std::move(next_held);  // lets go of the replaced file's lock
+  }
+  held.reset();
+  try {
+    rewriting.get();
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind(file.string() + ": gave up after", 0), 0u) << what;
+  }
+  EXPECT_NE(testing::read_text(file), "rewritten\n");
 }
 
 }  // namespace

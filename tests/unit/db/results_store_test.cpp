@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include <future>
+#include <stdexcept>
 
 #include "db/atomic_file.hpp"
 #include "db/csv_results.hpp"
+#include "finishes_within.hpp"
 #include "held_append_lock.hpp"
 #include "temp_dir.hpp"
 #include "tuner/error.hpp"
@@ -208,6 +210,74 @@ TEST(CsvStore, AFileReplacedAfterItsHeaderWasCheckedIsCheckedAgain) {
   // And while it stays, appends go on to it.
   store->append(kEnv, entry("nn_32_32_32_ld_32_32_32", "Default", 0.0625));
   EXPECT_EQ(read_results_csv(path, d).entries.size(), 2u);
+}
+
+// `db convert --force` twice over the file a store checked: ext4 may give the second new file the
+// first one's inode number, freed by the first replacement. The store must still tell it from the
+// file it checked (a file of another environment, here) and check it again, refusing it. Replaced
+// until the inode number comes back, or twenty times: where it never does (the store holds the
+// file it checked open, so its number stays taken), the refusal is checked all the same.
+TEST(CsvStore, AFileThatGotTheCheckedFilesInodeNumberIsCheckedAgain) {
+  testing::TempDir dir;
+  const auto path = dir / "r.csv";
+  auto store = open_results_store(path);
+  store->append(kEnv, entry("nn_8_8_8_ld_8_8_8", "Default", 0.5));  // checked: this environment
+  const auto checked = identity_of(path);
+  const std::string other =
+      "Validator,PT_VERSION,2.10.0\nGemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n";
+  for (int replaced = 0; replaced < 20; ++replaced) {
+    write_file_atomically(path, other);
+    if (identity_of(path) == checked) break;
+  }
+  const std::string before = testing::read_text(path);
+  EXPECT_THROW(store->append(kEnv, entry("nn_16_16_16_ld_16_16_16", "Default", 0.25)), InputError);
+  EXPECT_EQ(testing::read_text(path), before);
+}
+
+// Another program appends a last line without its newline to the file a store checked; the
+// store's next append starts a new line, so that neither is glued onto the other.
+TEST(CsvStore, AnAppendAfterAnotherProgramsUnfinishedLineStartsANewLine) {
+  testing::TempDir dir;
+  const auto path = dir / "r.csv";
+  auto store = open_results_store(path);
+  store->append(kEnv, entry("nn_8_8_8_ld_8_8_8", "Default", 0.5));  // checked: the fast path next
+  const std::string theirs = "GemmTunableOp_Half_NN,nn_16_16_16_ld_16_16_16,Default,0.25";
+  testing::write_text(path, testing::read_text(path) + theirs);
+  store->append(kEnv, entry("nn_24_24_24_ld_24_24_24", "Default", 0.125));
+  EXPECT_EQ(testing::read_text(path),
+            "Validator,PT_VERSION,2.11.0\n"
+            "Validator,GEMMTUNE_VERSION,0.1.0\n"
+            "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n" +
+                theirs + "\nGemmTunableOp_Half_NN,nn_24_24_24_ld_24_24_24,Default,0.125\n");
+  Diagnostics d;
+  EXPECT_EQ(read_results_csv(path, d).entries.size(), 3u);
+  EXPECT_TRUE(d.empty()) << d.format_all();
+}
+
+// `gemmtune db merge out.csv ...` where out.csv is a link to no file yet: the update creates the
+// file the link points to (it used to loop forever; run in a child process, so that a test of
+// such a bug fails instead of hanging).
+TEST(CsvStore, UpdateThroughALinkToNoFileYetCreatesThatFile) {
+  testing::TempDir dir;
+  const auto path = dir / "out.csv";
+  std::filesystem::create_symlink("nowhere.csv", path);
+  const auto ended = testing::finishes_within(std::chrono::seconds(10), [&] {
+    Diagnostics diagnostics;
+    open_results_store(path)->update(diagnostics, [](std::vector<ResultsTable> current,
+                                                     const Diagnostics&) {
+      if (!current.empty()) throw std::logic_error("the file was missing");
+      return std::optional(ResultsTable{kEnv, {entry("nn_8_8_8_ld_8_8_8", "Default", 0.5)}, {}});
+    });
+  });
+  EXPECT_EQ(ended, testing::Ended::kReturned);
+  EXPECT_TRUE(std::filesystem::is_symlink(path));
+  EXPECT_EQ(testing::read_text(dir / "nowhere.csv"),
+            "Validator,PT_VERSION,2.11.0\n"
+            "Validator,GEMMTUNE_VERSION,0.1.0\n"
+            "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n");
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+  EXPECT_EQ(files, 2u) << "the link and its file; no temporary file";
 }
 
 TEST(CsvStore, AppendAfterATruncatedLineStartsANewLine) {
