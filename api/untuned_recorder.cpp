@@ -43,7 +43,9 @@ bool UntunedRecorder::record(const Problem& problem) {
   const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) {
     recorded_.erase(problem);
-    GEMMTUNE_THROW("cannot open untuned file {}: {}", path_, std::strerror(errno));
+    // The file system's refusal (no permission, a missing directory): the user's to fix.
+    throw InputError(
+        fmt::format("{}: cannot open the untuned file: {}", path_, std::strerror(errno)));
   }
   // A file whose last line has no newline (written by hand, or by a tool cut short) would have
   // this line glued onto it, losing both: start a line first. Under a lock, so that two recorders
@@ -73,9 +75,10 @@ bool UntunedRecorder::record(const Problem& problem) {
     }
     ::close(fd);
     recorded_.erase(problem);
-    GEMMTUNE_THROW("cannot append to untuned file {}: {}", path_,
-                   written < 0 ? std::string(std::strerror(write_errno))
-                               : fmt::format("{} of {} bytes written", written, line.size()));
+    throw InputError(
+        fmt::format("{}: cannot append to the untuned file: {}", path_,
+                    written < 0 ? std::string(std::strerror(write_errno))
+                                : fmt::format("{} of {} bytes written", written, line.size())));
   }
   ::close(fd);
   return true;

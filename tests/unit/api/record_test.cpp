@@ -48,14 +48,14 @@ TEST(Record, ALineTheDiskTookPartOfIsUndoneAndTriedAgain) {
     try {
       recorder.record(p);
       errors.push_back("recorded");
-    } catch (const gemmtune::Error& e) {
+    } catch (const InputError& e) {  // the file system's refusal: the user's to fix
       errors.push_back(e.what());
     }
   }
   ::setrlimit(RLIMIT_FSIZE, &saved);
   std::signal(SIGXFSZ, saved_handler);
   for (const auto& error : errors) {
-    EXPECT_NE(error.find("cannot append to untuned file"), std::string::npos) << error;
+    EXPECT_NE(error.find(": cannot append to the untuned file: "), std::string::npos) << error;
   }
   EXPECT_NE(errors.front().find("5 of"), std::string::npos) << errors.front();
   EXPECT_EQ(read_text(file), before) << "half a line was left";

@@ -74,5 +74,16 @@ TEST(CollectEnvironment, ValuesAreTrimmed) {
   EXPECT_EQ(env.get("FAKE_VERSION"), "1");
 }
 
+// A line break in a value would split its Validator line, and a '\r' would not read back: the
+// machine would refuse the file it wrote. Control bytes are collected as spaces.
+TEST(CollectEnvironment, ControlBytesInAValueBecomeSpaces) {
+  testing::FakeBackend backend;
+  backend.version_values =
+      Environment{{"DRIVER", "535.104\r\n"}, {"GPU_NAME", "NVIDIA\nH100\t80GB"}};
+  const Environment env = collect_environment(backend);
+  EXPECT_EQ(env.get("DRIVER"), "535.104");
+  EXPECT_EQ(env.get("GPU_NAME"), "NVIDIA H100 80GB");
+}
+
 }  // namespace
 }  // namespace gemmtune
