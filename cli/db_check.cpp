@@ -52,11 +52,10 @@ Reference reference_environment(const DbCheckOptions& options, const BackendSess
     // A file without Validator lines (an untuned file given by mistake) has nothing to compare
     // with: against it, every file would read as usable.
     if (other.tables.front().environment.empty()) {
-      throw InputError(fmt::format("--against {}: has no Validator lines to compare with{}",
-                                   options.against,
-                                   other.diagnostics.error_count() > 0
-                                       ? fmt::format(" ({})", other.diagnostics.summary())
-                                       : std::string()));
+      throw InputError(fmt::format(
+          "--against {}: has no Validator lines to compare with{}", options.against,
+          other.diagnostics.error_count() > 0 ? fmt::format(" ({})", other.diagnostics.summary())
+                                              : std::string()));
     }
     return {fmt::format("{}", options.against), other.tables.front().environment,
             other.diagnostics.error_count()};
@@ -160,7 +159,7 @@ void setup_db_check(CLI::App& db) {
   auto options = std::make_shared<DbCheckOptions>();
   auto* cmd = db.add_subcommand(
       "check", "Parse a results file and explain its validators against this machine");
-  cmd->add_option("file", options->file, "Results file (.csv, .db, .sqlite)")->required();
+  cmd->add_option("file", options->file, "Results file (.csv, .db, .sqlite, .sqlite3)")->required();
   cmd->add_option("--against", options->against,
                   "Compare with the validators of this results file instead of this machine");
   cmd->add_option("--backend", options->backend, "Backend whose environment to compare with")

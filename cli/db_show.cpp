@@ -32,7 +32,7 @@ void run_db_show(const DbShowOptions& options) {
 void setup_db_show(CLI::App& db) {
   auto options = std::make_shared<DbShowOptions>();
   auto* cmd = db.add_subcommand("show", "Print the validators and entries of a results file");
-  cmd->add_option("file", options->file, "Results file (.csv, .db, .sqlite)")->required();
+  cmd->add_option("file", options->file, "Results file (.csv, .db, .sqlite, .sqlite3)")->required();
   cmd->add_flag("--strict", options->strict, "Fail on the first bad line instead of skipping it");
   cmd->callback([options] { run_db_show(*options); });
 }

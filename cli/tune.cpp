@@ -325,7 +325,7 @@ void setup_tune(CLI::App& app) {
   cmd->add_option("--problem", o.problems,
                   "Tune this problem, given as \"OP_SIG,PARAMS_SIG\" (repeatable)")
       ->allow_extra_args(false);
-  cmd->add_option("-o,--output", o.output, "Results file (.csv, .db, .sqlite); appended to")
+  cmd->add_option("-o,--output", o.output, "Results file (.csv, .db, .sqlite, .sqlite3); appended to")
       ->envname("GEMMTUNE_RESULTS_FILE")
       ->capture_default_str();
   cmd->add_option("--backend", cli->backend, "auto (CUDA where a GPU is present), cpu or cuda")

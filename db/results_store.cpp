@@ -58,6 +58,12 @@ std::string_view results_store_kind(const std::filesystem::path& path) {
 }
 
 std::unique_ptr<ResultsStore> open_results_store(const std::filesystem::path& path) {
+  // Said as what it is: otherwise "unknown results store type" (no extension) or SQLite's
+  // "unable to open database file" (a directory named .db).
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(fmt::format("{}: is a directory, not a results file", path.string()));
+  }
   if (results_store_kind(path) == "csv") return make_csv_store(path);
   return make_sqlite_store(path);
 }

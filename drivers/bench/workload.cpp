@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "db/text_lines.hpp"
 #include "drivers/bench/workload_reader.hpp"
 #include "tuner/error.hpp"
 
@@ -72,11 +73,9 @@ Workload parse_workload(std::string_view json_text, const std::filesystem::path&
 }
 
 Workload load_workload(const std::filesystem::path& file, const WorkloadOverrides& overrides) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read the workload file", file.string()));
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_workload(text.str(), file, overrides);
+  // read_file names a directory or a missing file as such (an ifstream reads a directory as an
+  // empty file, which was reported as JSON that ends too soon).
+  return parse_workload(read_file(file), file, overrides);
 }
 
 }  // namespace gemmtune::bench

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -48,7 +50,10 @@ std::string read_text(const std::filesystem::path& file) {
     throw InputError(fmt::format("{}: is a directory, not a configuration file", file.string()));
   }
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read this configuration file", file.string()));
+  if (!in) {
+    throw InputError(fmt::format("{}: cannot read this configuration file: {}", file.string(),
+                                 std::strerror(errno)));
+  }
   std::stringstream text;
   text << in.rdbuf();
   return text.str();

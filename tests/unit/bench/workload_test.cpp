@@ -286,12 +286,20 @@ TEST(Workload, UnknownDtypesListTheKnownOnes) {
   EXPECT_EQ(in_case, "gemm.json: cases[0].dtype[1]: expected a dtype name, got 7");
 }
 
-TEST(Workload, MissingFileIsAnInputError) {
+TEST(Workload, AMissingFileOrADirectoryIsAnInputErrorSayingSo) {
   try {
     load_workload("/nonexistent/gemm.json");
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "/nonexistent/gemm.json: cannot read the workload file");
+    EXPECT_STREQ(e.what(), "/nonexistent/gemm.json: cannot open: No such file or directory");
+  }
+  // An ifstream reads a directory as an empty file, which was "not valid JSON".
+  try {
+    load_workload(GEMMTUNE_TEST_FIXTURES "/bench");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bench: is a directory, not a file"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -42,6 +42,24 @@ TEST(ResultsStore, ChosenByExtension) {
   }
 }
 
+// A directory given as a results file is said to be one, whatever its name: not "unknown type"
+// (no extension) nor SQLite's "unable to open database file" (named .db).
+TEST(ResultsStore, ADirectoryIsSaidToBeOne) {
+  testing::TempDir dir;
+  for (const char* name : {"plain", "results.db", "results.csv"}) {
+    std::filesystem::create_directory(dir / name);
+    try {
+      open_results_store(dir / name);
+      FAIL() << name;
+    } catch (const InputError& e) {
+      EXPECT_NE(
+          std::string(e.what()).find(std::string(name) + ": is a directory, not a results file"),
+          std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // holds(): what a tuning run asks before it measures a problem another run may have saved.
 // Only a result under the same validators counts; a bad line that names the problem holds nothing.
 TEST(ResultsStore, HoldsAnswersForOneProblemAndEnvironment) {
