@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -167,7 +168,12 @@ void run_bench_command(BenchCliOptions& cli) {
                              {{"the workload", cli.workload}, {"--results", cli.results_file}});
   refuse_outputs_over_results(outputs);
   WorkloadOverrides overrides;
-  overrides.dtypes = cli.dtypes;
+  // Each dtype once, in the order given: `--dtype float32 --dtype float32` ran every case twice.
+  for (const auto& d : cli.dtypes) {
+    if (std::find(overrides.dtypes.begin(), overrides.dtypes.end(), d) == overrides.dtypes.end()) {
+      overrides.dtypes.push_back(d);
+    }
+  }
   if (cli.iterations > 0) overrides.iterations = cli.iterations;
   const Workload workload = load_workload(cli.workload, overrides);
   apply_tuning_options(cli.tuning, cli.run.tuner);
