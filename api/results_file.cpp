@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <system_error>
@@ -98,16 +99,18 @@ void refuse_other_validators(const std::string& path, const std::vector<ResultsT
                              const Environment& ours) {
   for (const ResultsTable& stored : current) {
     if (gave_nothing(stored) || stored.environment == ours) continue;
-    const std::string why =
-        stored.environment.empty()
-            ? std::string("it has no Validator lines")
-            : fmt::format("its validators are not exactly this Context's:\n{}",
-                          compare_environments(stored.environment, ours).explain());
+    const std::string why = stored.environment.empty()
+                                ? std::string("it has no Validator lines")
+                                : std::string("its validators are not exactly this Context's");
     throw InputError(fmt::format(
         "{} is not replaced: {}; a CSV file holds one environment, and writing this Context's "
         "results there would replace its validators. Write them to another file, or to a .db, "
-        "which keeps one table per environment",
-        path, why));
+        "which keeps one table per environment{}",
+        path, why,
+        stored.environment.empty()
+            ? std::string()
+            : fmt::format(". Validators (file vs this Context):\n{}",
+                          compare_environments(stored.environment, ours).explain())));
   }
 }
 
@@ -128,10 +131,14 @@ std::size_t write_results_file(const std::string& path, const ResultsTable& held
         // Checked here, under the lock, on the file as it is now: what it holds that this
         // write cannot carry over must stop it, not be dropped by it.
         if (diagnostics.error_count() > 0) {
+          const auto first =
+              std::find_if(diagnostics.all().begin(), diagnostics.all().end(),
+                           [](const Diagnostic& d) { return d.severity == Severity::Error; });
           throw InputError(fmt::format(
-              "{} is not replaced: it holds lines this Context cannot read ({}; {}), which the "
-              "file written would lose. Write to another file, or mend or remove those lines",
-              path, diagnostics.summary(), diagnostics.all().front().message));
+              "{} is not replaced: it holds {} line(s) this Context cannot read, which the file "
+              "written would lose. Write to another file, or mend or remove those lines; the "
+              "first: {}",
+              path, diagnostics.error_count(), format_diagnostic(*first)));
         }
         if (one_environment) refuse_other_validators(path, current, held.environment);
         ResultsTable out;

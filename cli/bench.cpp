@@ -168,9 +168,17 @@ void run_bench_command(BenchCliOptions& cli) {
                              {{"the workload", cli.workload}, {"--results", cli.results_file}});
   refuse_outputs_over_results(outputs);
   WorkloadOverrides overrides;
-  // Each dtype once, in the order given: `--dtype float32 --dtype float32` ran every case twice.
+  // Each dtype once, in the order given: `--dtype float32 --dtype fp32` ran every case twice.
+  // Names are the same dtype where they name the same GEMM type (unknown ones, refused later,
+  // where they are the same name).
+  const auto same_dtype = [](const std::string& a, const std::string& b) {
+    const auto x = dtype_from_workload_name(a), y = dtype_from_workload_name(b);
+    if (x && y && x->dtype && y->dtype) return *x->dtype == *y->dtype;
+    return a == b;
+  };
   for (const auto& d : cli.dtypes) {
-    if (std::find(overrides.dtypes.begin(), overrides.dtypes.end(), d) == overrides.dtypes.end()) {
+    if (std::none_of(overrides.dtypes.begin(), overrides.dtypes.end(),
+                     [&](const std::string& given) { return same_dtype(given, d); })) {
       overrides.dtypes.push_back(d);
     }
   }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -43,10 +45,12 @@ void refuse_outputs_over_others(const std::vector<NamedPath>& outputs,
 namespace {
 
 // What a file holds that a report must not replace, or nothing. Reads its first bytes only.
-std::optional<std::string_view> held_results(const std::string& path) {
+std::optional<std::string> held_results(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
+  // Unread, it could be anything: a results file this user may replace but not read, say.
+  if (!in) return fmt::format("what cannot be checked ({})", std::strerror(errno));
   std::string head(4096, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));

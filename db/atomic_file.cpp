@@ -391,7 +391,9 @@ bool append_lines_if_same(const std::filesystem::path& path, std::string_view li
     // Read through `held`, open for reading on this same file; under the lock, so no other
     // gemmtune appender ends or starts a line between the look and the write.
     if (ends_mid_line(held.fd())) {
-      append_locked(target, "\n" + std::string(lines), path);
+      std::string after_newline(1, '\n');  // built up, not "\n" + ...: GCC 12's -Wrestrict
+      after_newline += lines;                // misfires on that
+      append_locked(target, after_newline, path);
     } else {
       append_locked(target, lines, path);
     }

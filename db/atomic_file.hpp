@@ -27,8 +27,10 @@
 // file; where it points to no file yet, that file is created, as open(2) with O_CREAT does.
 //
 // Loops that start over because another writer replaced or created the file meanwhile give up
-// after kMaxWriteAttempts turns with an InputError naming the file: each turn follows a change by
-// another writer, so a few suffice, and a path on which no turn can succeed must not spin forever.
+// after kMaxWriteAttempts turns with an InputError naming the file, so that a path on which no
+// turn can succeed never spins forever. Each turn follows another writer's change, and writers
+// take turns under the file's lock: a writer sees at most one turn per other writer, so the
+// bound is met only where more than kMaxWriteAttempts processes replace one file at once.
 //
 // Errors name the file the caller gave, with the temporary file in brackets where the call
 // failed on that.

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "tuner/error.hpp"
 
 namespace gemmtune {
@@ -13,7 +15,12 @@ namespace {
 // printed whole, once as the line and again in its message, buried everything else.
 std::string shown(std::string_view text, std::size_t limit) {
   std::string out;
-  const std::string_view head = text.substr(0, limit);
+  std::size_t cut = std::min(limit, text.size());
+  // Not inside a UTF-8 character: back to its first byte (continuation bytes are 10xxxxxx).
+  while (cut > 0 && cut < text.size() && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  const std::string_view head = text.substr(0, cut);
   out.reserve(head.size());
   for (const char c : head) {
     const auto byte = static_cast<unsigned char>(c);
@@ -23,7 +30,7 @@ std::string shown(std::string_view text, std::size_t limit) {
       out += c;
     }
   }
-  if (text.size() > limit) out += fmt::format("… ({} more bytes)", text.size() - limit);
+  if (cut < text.size()) out += fmt::format("… ({} more bytes)", text.size() - cut);
   return out;
 }
 

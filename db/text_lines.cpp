@@ -57,13 +57,28 @@ void refuse_non_text_content(std::string_view content, std::string_view file) {
         "{}: a SQLite database, not a CSV file; give it a .db (or .sqlite) name to read it", file));
   }
   // UTF-16 (what Windows PowerShell's `>` and some spreadsheet exports write): read as bytes,
-  // every line would be a bad line full of NULs. Neither UTF-8 text nor our files hold a NUL.
-  const bool utf16_bom = content.starts_with("\xFF\xFE") || content.starts_with("\xFE\xFF");
-  if (utf16_bom || content.substr(0, 4096).find('\0') != std::string_view::npos) {
+  // every line would be a bad line full of NULs. Told by its byte-order mark, or without one by
+  // its first characters: ASCII text in UTF-16 has a NUL in every other byte. NULs elsewhere (a
+  // tail of zeros that a crash left after an append) stay bad lines of an otherwise good file.
+  const char* encoding = nullptr;
+  if (content.starts_with("\xFF\xFE")) {
+    encoding = "UTF-16LE";
+  } else if (content.starts_with("\xFE\xFF")) {
+    encoding = "UTF-16BE";
+  } else if (content.size() >= 8) {
+    const auto nul_every_other_byte = [&](std::size_t first) {
+      for (std::size_t i = first; i < 8; i += 2) {
+        if (content[i] != '\0' || content[i ^ 1] == '\0') return false;
+      }
+      return true;
+    };
+    if (nul_every_other_byte(1)) encoding = "UTF-16LE";
+    if (nul_every_other_byte(0)) encoding = "UTF-16BE";
+  }
+  if (encoding != nullptr) {
     throw InputError(fmt::format(
-        "{}: {}, not UTF-8 text; convert it first (iconv -f UTF-16 -t UTF-8 {} > converted.csv)",
-        file, utf16_bom ? "UTF-16 text" : "holds NUL bytes (UTF-16 text, or not text at all)",
-        file));
+        "{}: {} text, not UTF-8; convert it first (iconv -f {} -t UTF-8 {} > converted.csv)", file,
+        encoding, encoding, file));
   }
 }
 

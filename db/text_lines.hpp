@@ -29,7 +29,7 @@ std::vector<TextLine> split_lines(std::string_view content);
 std::string read_file(const std::filesystem::path& path);
 
 // Throws InputError when `content` is not UTF-8 text: a SQLite database (a .db copied to a .csv
-// name), UTF-16 text (a byte-order mark), or anything holding a NUL byte in its first 4 KiB.
+// name), or UTF-16 text (a byte-order mark, or a NUL in every other one of its first 8 bytes).
 // Read as text, it would be reported as a hundred bad lines of binary rather than as what it is.
 void refuse_non_text_content(std::string_view content, std::string_view file);
 

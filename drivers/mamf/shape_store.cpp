@@ -40,6 +40,7 @@ ShapeStore::ShapeStore(const std::string& file, const Environment& environment)
 
 bool ShapeStore::add(const Problem& problem, const ShapeResult& base, const ShapeResult& best) {
   std::pair<std::string, std::string> key{problem.op_signature(), problem.params_signature()};
+  if (added_.contains(key)) return false;  // a shape repeated in this sweep: stored the first time
   if (stored_.contains(key)) {
     kept_.push_back(base.shape.text());
     return false;
@@ -48,7 +49,7 @@ bool ShapeStore::add(const Problem& problem, const ShapeResult& base, const Shap
   if (best.solution != base.solution) candidates.push_back(candidate(best, true));
   store_->append(environment_, {key.first, key.second, best.solution, best.stats.median_ms, {}},
                  candidates);
-  stored_.insert(std::move(key));
+  added_.insert(std::move(key));
   return true;
 }
 
@@ -56,7 +57,7 @@ std::string ShapeStore::kept_note() const {
   if (kept_.empty()) return {};
   return fmt::format(
       "{}: already held {} shape(s), whose entries were kept as they were (this sweep's results "
-      "for them are not stored): {}",
+      "for them are not stored; give --db another file to store them): {}",
       store_->path().string(), kept_.size(), list_some_shapes(kept_));
 }
 

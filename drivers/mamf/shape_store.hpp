@@ -10,7 +10,9 @@
 //   the entry there is kept and add() returns false. A winner that `gemmtune tune` found must not
 //   be replaced by mamf's `Default`, measured under another protocol (mamf flushes the cache
 //   between iterations), and a `tune` rerun would skip the problem and never measure it again.
-//   A shape repeated within one sweep is stored once, the first time.
+//   A shape repeated within one sweep is stored once, the first time. This holds for the store's
+//   entries written by an earlier mamf sweep too (a `Default` a plain sweep stored stays when a
+//   `--tuned` one follows): which entry came from where is not in a CSV file, so none is replaced.
 // - add() throws what the store's append throws; the sweep reports the shape as measured but not
 //   stored and goes on. record_run() keeps the sweep's command line and options (SQLite only).
 #pragma once
@@ -43,7 +45,8 @@ class ShapeStore {
  private:
   std::unique_ptr<ResultsStore> store_;
   Environment environment_;
-  SignatureSet stored_;
+  SignatureSet stored_;            // what the store held before the sweep
+  SignatureSet added_;             // what this sweep stored
   std::vector<std::string> kept_;  // shapes, as "MxNxK"
   std::vector<std::string> unreadable_notes_;
 };

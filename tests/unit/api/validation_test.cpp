@@ -165,8 +165,14 @@ TEST_F(Validation, WriteFileLeavesAFileWhoseLinesOrValidatorsItWouldLose) {
     }
     return std::string();
   };
-  EXPECT_NE(refusal("results.csv").find("holds lines this Context cannot read"), std::string::npos);
-  EXPECT_NE(refusal("untuned.csv").find("holds lines this Context cannot read"), std::string::npos);
+  // Naming the first bad line by file and line.
+  EXPECT_NE(refusal("results.csv").find("holds 1 line(s) this Context cannot read"),
+            std::string::npos);
+  const auto bad_line = std::count(with_bad_line.begin(), with_bad_line.end(), '\n');  // the last
+  EXPECT_NE(refusal("results.csv").find("results.csv:" + std::to_string(bad_line) + ": "),
+            std::string::npos)
+      << refusal("results.csv");
+  EXPECT_NE(refusal("untuned.csv").find("line(s) this Context cannot read"), std::string::npos);
   EXPECT_TRUE(ctx.read_file((dir / "pytorch.csv").string()).accepted);
   EXPECT_NE(refusal("pytorch.csv").find("its validators are not exactly this Context's"),
             std::string::npos);

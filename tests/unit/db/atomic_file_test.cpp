@@ -459,8 +459,10 @@ TEST(RewriteFileAtomically, GivesUpOnAFileReplacedAtEveryAttempt) {
       return std::optional<std::string>("rewritten\n");
     });
   });
-  // Ten times the attempts allowed: a rewrite that does not give up sees its last one succeed.
-  for (int round = 1; round <= 10 * kMaxWriteAttempts; ++round) {
+  // Until the rewrite gives up, or for a minute (far more attempts than it may make, however
+  // slowly a loaded machine runs either side): one that does not give up then succeeds.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (int round = 1; std::chrono::steady_clock::now() < deadline; ++round) {
     if (rewriting.wait_for(std::chrono::milliseconds(2)) == std::future_status::ready) break;
     const auto next = dir / fmt::format("next{}", round);
     testing::write_text(next, fmt::format("{}\n", round));

@@ -97,14 +97,28 @@ TEST(CsvResults, Utf16TextIsSaidToBeUtf16) {
     (void)read_results_csv(dir / "bom.csv", d);
     FAIL() << "read UTF-16 as UTF-8";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("bom.csv: UTF-16 text, not UTF-8 text; convert it first "
-                                         "(iconv -f UTF-16 -t UTF-8 "),
+    EXPECT_NE(std::string(e.what()).find("bom.csv: UTF-16LE text, not UTF-8; convert it first "
+                                         "(iconv -f UTF-16LE -t UTF-8 "),
               std::string::npos)
         << e.what();
   }
   EXPECT_THROW((void)read_results_csv(dir / "no_bom.csv", d), InputError);
   EXPECT_THROW((void)read_untuned_file(dir / "bom.csv", d), InputError);
   EXPECT_TRUE(d.empty());
+}
+
+// A tail of NULs (what a crash can leave after an append on some file systems) is a bad line of
+// an otherwise good file, not a reason to refuse all of it.
+TEST(CsvResults, ATailOfNulsIsABadLineNotAnotherEncoding) {
+  testing::TempDir dir;
+  testing::write_text(dir / "crashed.csv",
+                      "Validator,PT_VERSION,2.11.0\n"
+                      "GemmTunableOp_float_NN,nn_8_8_8_ld_8_8_8,Default,0.01\n" +
+                          std::string(100, '\0'));
+  Diagnostics d;
+  const ResultsTable table = read_results_csv(dir / "crashed.csv", d);
+  EXPECT_EQ(table.entries.size(), 1u);
+  EXPECT_EQ(d.error_count(), 1u);
 }
 
 TEST(CsvResults, TimesAreWrittenLikePyTorch) {

@@ -29,6 +29,10 @@ TEST(Diagnostics, ShowsPartOfAHugeLineAndEscapesControlBytes) {
   EXPECT_NE(shown.find("… (" + std::to_string(huge.size() - 200) + " more bytes)"),
             std::string::npos)
       << shown;
+  // Cut before a UTF-8 character, never inside it: "é" is two bytes, the second at byte 200.
+  const std::string accented = std::string(199, 'x') + "é" + std::string(50, 'y');
+  const std::string cut = format_diagnostic({"f.csv", 2, accented, "bad", Severity::Error});
+  EXPECT_NE(cut.find(std::string(199, 'x') + "… (52 more bytes)"), std::string::npos) << cut;
   const Diagnostic control{"f.csv", 1, std::string("a\0b\x1b[2Jc", 8), "bad", Severity::Error};
   EXPECT_EQ(format_diagnostic(control), "f.csv:1: bad\n    a\\x00b\\x1b[2Jc");
 }
