@@ -32,7 +32,9 @@ struct DbCheckOptions {
   bool strict = false;
   bool strict_keys = false;
   bool resolve = false;
-  double workspace_mb = 32;  // the Context's default, GEMMTUNE_WORKSPACE_MB as for it
+  // The Context's default and type: whole MiB, GEMMTUNE_WORKSPACE_MB as it reads it (a fraction
+  // there is warned about and ignored, so here it is refused rather than used).
+  std::size_t workspace_mb = 32;
 };
 
 struct Reference {
@@ -114,7 +116,7 @@ void run_db_check(const DbCheckOptions& options) {
                                                        {.strict_keys = options.strict_keys});
     if (options.resolve) {
       SearchOptions limits;
-      limits.max_workspace_bytes = workspace_bytes(options.workspace_mb);
+      limits.max_workspace_bytes = workspace_bytes(static_cast<double>(options.workspace_mb));
       print_dispatch(table, *session, limits);
     }
     fmt::print("Validators against {}:\n{}", reference.description, comparison.explain());
@@ -179,8 +181,17 @@ void setup_db_check(CLI::App& db) {
   cmd->add_option("--workspace-mb", options->workspace_mb,
                   "--resolve: the workspace limit the application runs under, which Default "
                   "(cuBLASLt's heuristic pick for GemmAndBias and ScaledGemm) is rebuilt under "
-                  "(MiB, at most 1048576 = 1 TiB)")
+                  "(whole MiB, as the Context reads it; at most 1048576 = 1 TiB)")
       ->envname("GEMMTUNE_WORKSPACE_MB")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+              return {};
+            }
+            return fmt::format(
+                "whole MiB, as the Context reads GEMMTUNE_WORKSPACE_MB (which ignores '{}')", text);
+          },
+          "WHOLE_MIB"))
       ->check(workspace_mb_value())
       ->capture_default_str();
   cmd->callback([options] { run_db_check(*options); });
