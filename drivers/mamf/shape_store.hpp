@@ -10,9 +10,9 @@
 //   the entry there is kept and add() returns false. A winner that `gemmtune tune` found must not
 //   be replaced by mamf's `Default`, measured under another protocol (mamf flushes the cache
 //   between iterations), and a `tune` rerun would skip the problem and never measure it again.
-//   A shape repeated within one sweep is stored once, the first time. This holds for the store's
-//   entries written by an earlier mamf sweep too (a `Default` a plain sweep stored stays when a
-//   `--tuned` one follows): which entry came from where is not in a CSV file, so none is replaced.
+//   The store's entries that an earlier mamf sweep wrote are kept too (a `Default` a plain sweep
+//   stored stays when a `--tuned` one follows): a CSV file does not say which entry came from
+//   where, so none is replaced. A shape repeated within one sweep is stored once, the first time.
 // - add() throws what the store's append throws; the sweep reports the shape as measured but not
 //   stored and goes on. record_run() keeps the sweep's command line and options (SQLite only).
 #pragma once
