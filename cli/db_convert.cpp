@@ -112,7 +112,8 @@ void convert_for_pytorch(const DbConvertOptions& options) {
     }
     out.upsert(entry, table.time_text_of(entry));
   }
-  open_results_store(options.output)->write(out);
+  // Created anew unless --force: a file made meanwhile (check_output found none) is not replaced.
+  write_csv_file(options.output, out, options.force);
   fmt::print("wrote {} entries for PyTorch to {} ({} left out), validators:\n{}",
              out.entries.size(), options.output, dropped, format_validators(out.environment));
   if (skipped_lines > 0) {
@@ -131,6 +132,7 @@ void run_db_convert(const DbConvertOptions& options) {
   Diagnostics diagnostics(options.strict);
   ConvertOptions convert;
   if (options.environment > 0) convert.environment = options.environment;
+  convert.replace = options.force;  // a file made while the input is read is refused, too
   const ConvertReport report = convert_file(options.input, options.output, convert, diagnostics);
   if (!diagnostics.empty()) fmt::print(stderr, "{}", diagnostics.format_all());
   fmt::print("converted {} environment(s), {} entries: {} -> {}\n", report.tables, report.entries,

@@ -10,8 +10,10 @@
 #include <fmt/format.h>
 
 #include "db/atomic_file.hpp"
+#include "db/csv_results.hpp"
 #include "db/sqlite_handle.hpp"
 #include "db/sqlite_store.hpp"
+#include "db/text_lines.hpp"
 #include "tuner/error.hpp"
 #include "validator/compare.hpp"
 
@@ -79,8 +81,33 @@ void remove_side_files(const std::filesystem::path& database) {
 // otherwise stay beside the converted ones — whatever it holds (another program's tables, no
 // database at all), and a crash leaves the old file or the new one, never a mixture (the old one
 // without its -wal file, if the crash comes just before the rename).
+[[noreturn]] void refuse_existing(const std::filesystem::path& to) {
+  throw InputError(fmt::format(
+      "{} exists (made while the source was read?) and is not replaced; --force replaces it",
+      to.string()));
+}
+
+// Puts the built database `temp` at `to`, where nothing is: created with link(2), which fails
+// rather than replace a file made meanwhile. SQLite files left beside a database that is gone would
+// be read into the new one, and which writer they belong to cannot be told: they are refused too,
+// not removed.
+void place_new_database(const std::filesystem::path& temp, const std::filesystem::path& to) {
+  for (const std::string_view suffix : kSqliteSideFiles) {
+    const std::filesystem::path side = to.string() + std::string(suffix);
+    std::error_code ec;
+    if (std::filesystem::exists(side, ec)) {
+      throw InputError(fmt::format(
+          "{}: {} is there, left by a database of that name; --force removes it, or remove it",
+          to.string(), side.string()));
+    }
+  }
+  // Its bytes, not the file: create_file_atomically writes and links a temporary of its own.
+  if (!create_file_atomically(to, read_file(temp))) refuse_existing(to);
+  std::filesystem::remove(temp);
+}
+
 ConvertReport write_new_database(const std::filesystem::path& named,
-                                 const std::vector<ResultsTable>& tables) {
+                                 const std::vector<ResultsTable>& tables, bool replace) {
   const auto to = through_links(named);  // the database a link names is replaced, not the link
   const auto temp = temporary_path_for(to);
   try {
@@ -103,8 +130,12 @@ ConvertReport write_new_database(const std::filesystem::path& named,
     // The old database's -wal (the last commits of a writer that was killed) and -journal would be
     // read into the new database by the name they share, so they go first. A process still writing
     // the old database loses what it writes from now on: replacing it was asked for.
-    remove_side_files(to);
-    rename_durably(temp, to);
+    if (replace) {
+      remove_side_files(to);
+      rename_durably(temp, to);
+    } else {
+      place_new_database(temp, to);
+    }
     return report;
   } catch (...) {
     std::error_code ec;
@@ -141,9 +172,26 @@ ConvertReport convert_file(const std::filesystem::path& from, const std::filesys
     throw InputError(fmt::format("{}: no results could be read ({}); nothing was written",
                                  from.string(), diagnostics.summary()));
   }
-  if (!to_csv) return write_new_database(to, tables);
-  const auto target = open_results_store(to);
-  return write_tables(*target, tables);
+  if (!to_csv) return write_new_database(to, tables, options.replace);
+  if (options.replace) {
+    const auto target = open_results_store(to);
+    return write_tables(*target, tables);
+  }
+  ConvertReport report;
+  for (const auto& table : tables) {  // one at most: a CSV file holds one environment
+    write_csv_file(to, table, /*replace=*/false);
+    ++report.tables;
+    report.entries += table.entries.size();
+  }
+  return report;
+}
+
+void write_csv_file(const std::filesystem::path& path, const ResultsTable& table, bool replace) {
+  if (replace) {
+    write_results_csv(path, table);
+  } else if (!create_file_atomically(path, format_results_csv(table))) {
+    refuse_existing(path);
+  }
 }
 
 }  // namespace gemmtune

@@ -27,6 +27,42 @@ TEST(Convert, CsvToSqliteToCsvIsByteExact) {
   EXPECT_EQ(testing::read_text(dir / "back.csv"), testing::read_text(original));
 }
 
+// Without `replace` (db convert without --force) the target is created, never replaced: the CLI's
+// check that nothing is there comes before the source is read, and a file another program makes
+// meanwhile (a `tune -o` into that name) must not be lost. Both kinds; SQLite's side files of a
+// database that is gone are refused too, rather than read into the new database or removed.
+TEST(Convert, WithoutReplaceATargetThereIsRefusedAndKept) {
+  testing::TempDir dir;
+  const auto source = testing::fixture("mistral_bf16_results.csv");
+  Diagnostics d;
+  const ConvertOptions keep{.environment = std::nullopt, .replace = false};
+  for (const char* name : {"made_meanwhile.csv", "made_meanwhile.db"}) {
+    testing::write_text(dir / name, "Validator,PT_VERSION,2.12.0\n");
+    try {
+      convert_file(source, dir / name, keep, d);
+      FAIL() << name << " was replaced";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(name) + " exists"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(testing::read_text(dir / name), "Validator,PT_VERSION,2.12.0\n");
+  }
+  testing::write_text(dir / "gone.db-wal", "a writer's last commits");
+  EXPECT_THROW(convert_file(source, dir / "gone.db", keep, d), InputError);
+  EXPECT_FALSE(std::filesystem::exists(dir / "gone.db"));
+  EXPECT_EQ(testing::read_text(dir / "gone.db-wal"), "a writer's last commits");
+  // Where nothing is, both are written as with `replace`, and nothing temporary stays.
+  EXPECT_EQ(convert_file(source, dir / "new.csv", keep, d).entries, 34u);
+  EXPECT_EQ(testing::read_text(dir / "new.csv"), testing::read_text(source));
+  EXPECT_EQ(convert_file(dir / "new.csv", dir / "new.db", keep, d).entries, 34u);
+  EXPECT_EQ(convert_file(dir / "new.db", dir / "back.csv", keep, d).entries, 34u);
+  EXPECT_EQ(testing::read_text(dir / "back.csv"), testing::read_text(source));
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    ++files;
+  EXPECT_EQ(files, 6u);  // 2 refused targets, gone.db-wal, new.csv, new.db, back.csv
+}
+
 TEST(Convert, KeepsValidatorOrderExtrasAndUnknownKinds) {
   testing::TempDir dir;
   const std::string text =
