@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -331,7 +332,16 @@ void setup_mamf(CLI::App& app) {
   cmd->add_option("--db", o.store_file,
                   "Also store every shape's result in this results store (.db, .sqlite, .csv); a "
                   "shape it already holds keeps its entry");
-  cmd->add_option("--plot", o.plot_file, "Draw TFLOPS over the sweep into this SVG file");
+  cmd->add_option("--plot", o.plot_file, "Draw TFLOPS over the sweep into this SVG file (.svg)")
+      ->check(CLI::Validator(
+          [](std::string& file) -> std::string {
+            // The plot is SVG only: m.png would hold SVG that an image viewer refuses.
+            std::string ext = std::filesystem::path(file).extension().string();
+            for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            if (ext.empty() || ext == ".svg") return {};
+            return fmt::format("the plot is SVG: name it .svg, not '{}'", ext);
+          },
+          "FILE.svg"));
   cmd->add_option("--monitor-interval-ms", o.monitor_interval_ms,
                   "Sample the GPU's clocks, power and throttling every N ms through NVML (0 = off)")
       ->envname("GEMMTUNE_MONITOR_INTERVAL_MS")
