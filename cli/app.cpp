@@ -2,11 +2,52 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
 #include "cli/exit_codes.hpp"
 #include "tuner/error.hpp"
 #include "validator/collect.hpp"
 
 namespace gemmtune::cli {
+namespace {
+
+// Whether `name` ("--seed") was typed: as it is, or as "--seed=VALUE".
+bool typed(std::string_view name, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg(argv[i]);
+    if (arg == name || (arg.starts_with(name) && arg.substr(name.size()).starts_with("="))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The variable a refused value came from, where it did: the message names the option
+// ("--seed: ..."), and a user who typed no such option looks for it on the command line in vain.
+std::string variable_behind(const CLI::App& app, std::string_view message, int argc, char** argv) {
+  for (const CLI::Option* option : app.get_options()) {
+    const std::string& variable = option->get_envname();
+    const char* value = variable.empty() ? nullptr : std::getenv(variable.c_str());
+    if (value == nullptr) continue;
+    for (const std::string& long_name : option->get_lnames()) {
+      const std::string name = "--" + long_name;
+      // "--seed: ..." from our checks, "Could not convert: --strict = maybe" from CLI11's.
+      const bool named = message.starts_with(name + ":") ||
+                         message.find(": " + name + " = ") != std::string_view::npos;
+      if (named && !typed(name, argc, argv)) {
+        return fmt::format("gemmtune: the value of {} came from {}='{}'\n", name, variable, value);
+      }
+    }
+  }
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (std::string note = variable_behind(*sub, message, argc, argv); !note.empty()) return note;
+  }
+  return {};
+}
+
+}  // namespace
 
 std::unique_ptr<CLI::App> make_app() {
   auto app = std::make_unique<CLI::App>(
@@ -37,6 +78,7 @@ int run(int argc, char** argv) {
     return app->exit(e);
   } catch (const CLI::ParseError& e) {
     app->exit(e);
+    fmt::print(stderr, "{}", variable_behind(*app, e.what(), argc, argv));
     return to_int(ExitCode::Usage);
   } catch (const ExitWith& e) {
     if (*e.what()) fmt::print(stderr, "gemmtune: {}\n", e.what());
