@@ -293,7 +293,15 @@ LoadReport Context::Impl::load(const std::string& path) {
           ++r.unparsed;
           continue;
         }
-        tables.add(p, api::fast_hash(p), api::EntryKind::Result, line.solution, line.time_ms);
+        const std::uint64_t h = api::fast_hash(p);
+        // An unchanged line keeps its entry, and what that entry resolved: entries are never
+        // freed while the Context lives, and a new one per line per reload grew an application
+        // that re-reads its file by the whole file each time.
+        const api::Entry* now = tables.current()->find(p, h);
+        if (now == nullptr || now->kind != api::EntryKind::Result ||
+            now->solution_name != line.solution || now->time_ms != line.time_ms) {
+          tables.add(p, h, api::EntryKind::Result, line.solution, line.time_ms);
+        }
         ++r.entries;
       }
     }

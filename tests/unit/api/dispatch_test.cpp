@@ -194,6 +194,50 @@ TEST_F(Dispatch, AProviderAddedLaterIsDispatchedToo) {
   EXPECT_EQ(counts.runs_of("Test_Fast"), 1);
 }
 
+// A provider that counts how often a name is rebuilt: what a reload may not throw away.
+class NameCountingProvider final : public SolutionProvider {
+ public:
+  explicit NameCountingProvider(std::atomic<int>& rebuilt) : rebuilt_(rebuilt) {}
+  std::string_view name() const override { return "named"; }
+  std::string_view backend() const override { return "cpu"; }
+  std::vector<std::unique_ptr<Solution>> enumerate(const Problem&, const SearchOptions&) override {
+    return {};
+  }
+  std::unique_ptr<Solution> from_name(const Problem&, std::string_view name) override {
+    if (name != "Named_Fast") return nullptr;
+    ++rebuilt_;
+    return std::make_unique<FastSolution>("Named_Fast");
+  }
+
+ private:
+  std::atomic<int>& rebuilt_;
+};
+
+// An application that re-reads its results file (other processes append to it) keeps the entries
+// of the lines that did not change, and what they resolved: a new entry per line per reload,
+// never freed while the Context lives, grew its memory by the whole file each time.
+TEST_F(Dispatch, AReloadKeepsTheEntriesOfUnchangedLines) {
+  FloatGemm kept(32, 32, 32), changed(24, 24, 24);
+  const auto line = [](const FloatGemm& g, const std::string& time) {
+    return "GemmTunableOp_float_NN," + g.problem.params_signature() + ",Named_Fast," + time + "\n";
+  };
+  write_text(dir / "results.csv", validator_lines() + line(kept, "0.01") + line(changed, "0.01"));
+  std::atomic<int> rebuilt{0};
+  Options o = test_options(dir, counts, log);
+  o.providers.push_back(std::make_shared<NameCountingProvider>(rebuilt));
+  Context ctx(o);
+  ASSERT_TRUE(kept.run(ctx).ok);
+  ASSERT_TRUE(changed.run(ctx).ok);
+  EXPECT_EQ(rebuilt.load(), 2);
+  write_text(dir / "results.csv", validator_lines() + line(kept, "0.01") + line(changed, "0.02"));
+  for (int reload = 0; reload < 3; ++reload) {
+    EXPECT_EQ(ctx.read_file().entries, 2u);
+    ASSERT_TRUE(kept.run(ctx).ok);
+    ASSERT_TRUE(changed.run(ctx).ok);
+  }
+  EXPECT_EQ(rebuilt.load(), 3);  // the changed line's new entry, once
+}
+
 // Solutions that turn down operands: "Picky_Aligned" refuses an A less aligned than 16 bytes
 // (as a cuBLASLt algorithm does) and otherwise runs like Test_Fast; "Picky_Broken" fails every
 // call with a plain failure.
