@@ -54,17 +54,29 @@ gemmtune_status guarded(F&& f) {
   }
 }
 
+// An enum field as the int a C caller stored: C lets any int into it, but in C++ loading a value
+// outside the enumerators is undefined, and a compiler may drop a range check made on it.
+template <typename Enum>
+int stored_int(const Enum& field) {
+  int value = 0;
+  static_assert(sizeof(field) == sizeof(value));
+  std::memcpy(&value, &field, sizeof value);
+  return value;
+}
+
 bool to_problem(const gemmtune_problem* in, gemmtune::Problem& out) {
   if (in == nullptr) return false;
   const auto ta = gemmtune::transpose_from_char(in->transa);
   const auto tb = gemmtune::transpose_from_char(in->transb);
   const auto dtype_ok = [](int t) { return t >= 0 && t <= GEMMTUNE_COMPLEX_FLOAT64; };
-  if (!ta || !tb || in->op < GEMMTUNE_OP_GEMM || in->op > GEMMTUNE_OP_SCALED_GEMM ||
-      !dtype_ok(in->a_type) || !dtype_ok(in->b_type) || !dtype_ok(in->c_type) ||
-      (in->bias_type != -1 && !dtype_ok(in->bias_type))) {
+  const int op = stored_int(in->op);
+  const int a_type = stored_int(in->a_type), b_type = stored_int(in->b_type),
+            c_type = stored_int(in->c_type);
+  if (!ta || !tb || op < GEMMTUNE_OP_GEMM || op > GEMMTUNE_OP_SCALED_GEMM || !dtype_ok(a_type) ||
+      !dtype_ok(b_type) || !dtype_ok(c_type) || (in->bias_type != -1 && !dtype_ok(in->bias_type))) {
     return false;
   }
-  out.op = static_cast<OpKind>(in->op);
+  out.op = static_cast<OpKind>(op);
   out.transa = *ta;
   out.transb = *tb;
   out.m = in->m;
@@ -77,9 +89,9 @@ bool to_problem(const gemmtune_problem* in, gemmtune::Problem& out) {
   out.stride_a = in->stride_a;
   out.stride_b = in->stride_b;
   out.stride_c = in->stride_c;
-  out.a_type = static_cast<DType>(in->a_type);
-  out.b_type = static_cast<DType>(in->b_type);
-  out.c_type = static_cast<DType>(in->c_type);
+  out.a_type = static_cast<DType>(a_type);
+  out.b_type = static_cast<DType>(b_type);
+  out.c_type = static_cast<DType>(c_type);
   out.rowwise = in->rowwise != 0;
   out.bias_type.reset();
   if (in->bias_type >= 0) out.bias_type = static_cast<DType>(in->bias_type);

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "tuner/error.hpp"
 #include "tuner/unrunnable_solution.hpp"
@@ -16,6 +17,8 @@ bool SearchOptions::searches(std::string_view provider) const {
 }
 
 void Registry::add(std::shared_ptr<SolutionProvider> provider) {
+  // An application's mistake, said as one: dereferenced below, and on every enumeration after.
+  if (provider == nullptr) throw std::invalid_argument("a null SolutionProvider cannot be added");
   std::lock_guard lock(mutex_);
   auto same = std::find_if(providers_.begin(), providers_.end(), [&](const auto& p) {
     return p->name() == provider->name() && p->backend() == provider->backend();

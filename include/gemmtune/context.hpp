@@ -109,7 +109,8 @@ class Context {
 
   // ---- solutions --------------------------------------------------------------------------
   // Registers an application's provider (for backend() == this Context's backend). Entries that
-  // name its solutions dispatch to them from now on; tuning enumerates them.
+  // name its solutions dispatch to them from now on; tuning enumerates them. A null provider
+  // throws std::invalid_argument (so does one in Options::providers, at construction).
   void add_provider(std::shared_ptr<SolutionProvider> provider);
 
   // ---- modes (torch.cuda.tunable's verbs) -------------------------------------------------

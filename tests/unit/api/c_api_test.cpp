@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -113,6 +114,18 @@ TEST(CApi, InvalidCallsAndSettingsAreInvalidArguments) {
   gemmtune_problem_init(&typo, GEMMTUNE_OP_GEMM, GEMMTUNE_FLOAT32, 'x', 'n', 8, 8, 8);
   EXPECT_EQ(gemmtune_gemm(ctx, &typo, a.data(), b.data(), c.data(), 1, 0, nullptr),
             GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  // An op or dtype a C caller stored outside the enumerators (C allows it): refused, read as the
+  // int it is (loaded as the C++ enum it is undefined, which UBSan reports).
+  for (const int stored : {9, -1}) {
+    gemmtune_problem bad_op = p;
+    std::memcpy(&bad_op.op, &stored, sizeof stored);
+    EXPECT_EQ(gemmtune_gemm(ctx, &bad_op, a.data(), b.data(), c.data(), 1, 0, nullptr),
+              GEMMTUNE_ERROR_INVALID_ARGUMENT);
+    gemmtune_problem bad_dtype = p;
+    std::memcpy(&bad_dtype.c_type, &stored, sizeof stored);
+    EXPECT_EQ(gemmtune_gemm(ctx, &bad_dtype, a.data(), b.data(), c.data(), 1, 0, nullptr),
+              GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  }
   EXPECT_EQ(gemmtune_set_max_tuning_duration(ctx, std::nan("")), GEMMTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(gemmtune_set_max_warmup_duration(ctx, INFINITY), GEMMTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(gemmtune_set_max_tuning_iterations(ctx, -5), GEMMTUNE_ERROR_INVALID_ARGUMENT);

@@ -180,6 +180,17 @@ TEST_F(Dispatch, DisabledRunsDefaultAndEnableRestoresTheTunedSolution) {
   EXPECT_EQ(counts.runs_of("Test_Fast"), 1);
 }
 
+// A null provider is the application's mistake, said as one: it was dereferenced (SIGSEGV).
+TEST_F(Dispatch, ANullProviderIsAnInvalidArgument) {
+  Options o = test_options(dir, counts, log);
+  Context ctx(o);
+  EXPECT_THROW(ctx.add_provider(nullptr), std::invalid_argument);
+  o.providers.push_back(nullptr);
+  EXPECT_THROW(Context{o}, std::invalid_argument);
+  FloatGemm g(8, 8, 8);
+  EXPECT_TRUE(g.run(ctx).ok);  // the Context goes on as it was
+}
+
 TEST_F(Dispatch, AProviderAddedLaterIsDispatchedToo) {
   FloatGemm g(32, 32, 32);
   write_text(dir / "results.csv", validator_lines() + "GemmTunableOp_float_NN," +
