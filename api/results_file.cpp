@@ -41,6 +41,17 @@ LoadedResults load_results_file(const std::string& path, const Environment& curr
     return out;
   }
   r.bad_lines = diagnostics.error_count();
+  // Not one line read (a binary, a README under a .csv name): no results file, refused as the
+  // docs say, not "accepted, 0 entries", which left its appends to fail later for another reason.
+  if (all_gave_nothing(tables) && r.bad_lines > 0) {
+    r.accepted = false;
+    r.message = fmt::format(
+        "{} is not a results file: none of its lines could be read ({}); none of it is used: its "
+        "GEMMs run Default (or what an earlier file gave them)",
+        path, diagnostics.summary());
+    out.refusal = fmt::format("none of its lines could be read ({})", diagnostics.summary());
+    return out;
+  }
   // This machine's own table where a database has one; else the first that matches it (one
   // with fewer keys, as PyTorch's PT_VERSION alone, matches every machine).
   const ResultsTable* accepted = nullptr;

@@ -70,6 +70,22 @@ TEST_F(Validation, BadLinesAreSkippedAndTheRestIsUsed) {
   EXPECT_EQ(ctx.lookup(g.problem).solution, "Test_Fast");
 }
 
+// A file none of whose lines reads (a README or a binary under a .csv name) is refused as no
+// results file, as the docs say: it was "accepted" with 0 entries, and its appends then failed
+// for another reason ("measured in another environment").
+TEST_F(Validation, AFileWithNoReadableLineIsNoResultsFile) {
+  write_text(dir / "results.csv", "# My tuning notes\nRun gemmtune tune first.\n");
+  Context ctx(test_options(dir, counts, log));
+  const LoadReport r = ctx.load_report();
+  EXPECT_TRUE(r.found);
+  EXPECT_FALSE(r.accepted);
+  EXPECT_NE(r.message.find("is not a results file: none of its lines could be read"),
+            std::string::npos)
+      << r.message;
+  EXPECT_THROW(ctx.write_file(), std::runtime_error);
+  EXPECT_EQ(read_text(dir / "results.csv"), "# My tuning notes\nRun gemmtune tune first.\n");
+}
+
 TEST_F(Validation, CorruptFilesDoNotCrash) {
   std::mt19937 random(7);
   std::string noise(4096, '\0');
@@ -172,7 +188,7 @@ TEST_F(Validation, WriteFileLeavesAFileWhoseLinesOrValidatorsItWouldLose) {
   EXPECT_NE(refusal("results.csv").find("results.csv:" + std::to_string(bad_line) + ": "),
             std::string::npos)
       << refusal("results.csv");
-  EXPECT_NE(refusal("untuned.csv").find("line(s) this Context cannot read"), std::string::npos);
+  EXPECT_NE(refusal("untuned.csv").find("none of its lines could be read"), std::string::npos);
   EXPECT_TRUE(ctx.read_file((dir / "pytorch.csv").string()).accepted);
   EXPECT_NE(refusal("pytorch.csv").find("its validators are not exactly this Context's"),
             std::string::npos);
