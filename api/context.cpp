@@ -2,6 +2,8 @@
 // (api/context_impl.cpp).
 #include "api/context_impl.hpp"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 
 #include "api/call_checks.hpp"
@@ -43,6 +45,12 @@ Options checked(Options options) {
     if (auto why = api::invalid_limit("rotating_buffer_mb", *options.rotating_buffer_mb)) {
       throw std::invalid_argument(*why);
     }
+  }
+  // As the command line's --workspace-mb: in bytes (<< 20) a larger value wrapped around, to a
+  // limit that left out every candidate needing a workspace.
+  if (options.workspace_mb > kMaxWorkspaceMb) {
+    throw std::invalid_argument(fmt::format("workspace_mb {} is more than {} (1 TiB)",
+                                            options.workspace_mb, kMaxWorkspaceMb));
   }
   return options;
 }

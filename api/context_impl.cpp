@@ -8,6 +8,7 @@
 
 #include "api/call_checks.hpp"
 #include "api/problem_key.hpp"
+#include "db/same_file.hpp"
 
 namespace gemmtune {
 using namespace context_flags;
@@ -222,6 +223,19 @@ api::Entry* Context::Impl::tune_and_publish(const Problem& p, std::uint64_t h) {
 
 void Context::Impl::maybe_record(api::Entry& e, unsigned f) {
   if ((f & kRecord) == 0 || e.recorded.load()) return;
+  // An untuned line (two fields) in the results file is a bad line there, and a file with bad
+  // lines is one write_file refuses to replace: all later results would stay unwritten.
+  if (same_file(recorder.path(), results.path())) {
+    if (!record_warned) {
+      log(
+          fmt::format("record untuned: {} is also the results file; GEMMs are not recorded "
+                      "into it (give the untuned file another name)",
+                      recorder.path()));
+    }
+    record_warned = true;
+    e.recorded.store(true);
+    return;
+  }
   if (!api::signature_expresses(e.problem)) {
     say_kept_in_memory(e.problem);
     e.recorded.store(true);  // nothing to record: the hot path need not come back

@@ -114,6 +114,11 @@ Options Options::from_environment() {
   }
   read_string("GEMMTUNE_NUMERICAL_CHECK", o.numerical_check);
   read_number("GEMMTUNE_WORKSPACE_MB", o.workspace_mb, w);
+  if (o.workspace_mb > kMaxWorkspaceMb) {  // the constructor would refuse it: warned, as above
+    w.push_back(fmt::format("GEMMTUNE_WORKSPACE_MB={} is more than {} (1 TiB); using 32",
+                            o.workspace_mb, kMaxWorkspaceMb));
+    o.workspace_mb = 32;
+  }
   return o;
 }
 

@@ -14,17 +14,6 @@
 
 namespace gemmtune::cli {
 
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  if (std::filesystem::equivalent(a, b, ec)) return true;
-  const auto normal = [](const std::string& p) {
-    std::error_code e;
-    const std::filesystem::path absolute = std::filesystem::absolute(p, e);
-    return (e ? std::filesystem::path(p) : absolute).lexically_normal();
-  };
-  return normal(a) == normal(b);
-}
-
 void refuse_outputs_over_others(const std::vector<NamedPath>& outputs,
                                 const std::vector<NamedPath>& inputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {

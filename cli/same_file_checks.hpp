@@ -8,16 +8,14 @@
 #include <string_view>
 #include <vector>
 
+#include "db/same_file.hpp"
+
 namespace gemmtune::cli {
 
 struct NamedPath {
   std::string_view option;  // "--output-csv", "--results", "workload", ...
   std::string path;         // empty: not given, never a collision
 };
-
-// Whether two paths name one file: the same file where both exist (links, "./" and "../"
-// included), else the same absolute path once normalised.
-bool same_file(const std::string& a, const std::string& b);
 
 // Throws InputError "OPTION PATH and OPTION PATH name the same file: the output would replace
 // it" for the first output that names the same file as another output or any input.

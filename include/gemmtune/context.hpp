@@ -24,9 +24,11 @@
 // whose readers only load atomics, and each entry caches its resolved solution. The first call of
 // a problem takes the slow path once (resolve its solution; tune it or record it if asked).
 //
-// Errors: expected outcomes are values (RunStatus from gemm, LoadReport from read_file). Opening a
-// backend that is not there (backend "cuda" without a GPU) throws gemmtune::InputError from the
-// constructor; write_file throws std::runtime_error when the file cannot be written.
+// Errors: expected outcomes are values (RunStatus from gemm, LoadReport from read_file). The
+// constructor throws std::runtime_error where the backend is unknown or not there (backend "cuda"
+// without a GPU), and std::invalid_argument for a limit that is not a finite number >= 0 or a
+// null provider; write_file throws std::runtime_error where it cannot or must not write the file.
+// (gemmtune's own error types are not part of the installed API: catch std::runtime_error.)
 #pragma once
 
 #include <cstddef>
@@ -152,9 +154,11 @@ class Context {
   // Writes every result the Context holds (default: to filename()), atomically (CSV) or in one
   // transaction (SQLite, where it replaces this environment's results and no other's). Results
   // the file holds and the Context does not (appended by another process meanwhile) are kept; where
-  // both hold a problem, the Context's is written. A CSV file
-  // measured in another environment, or one that cannot be read, is never replaced: write_file
-  // throws InputError saying why (on exit, the Context logs it and writes nothing).
+  // both hold a problem, the Context's result is written if it tuned the problem, and the file's
+  // if the Context only loaded it. A file whose lines or validators the write would lose (measured
+  // in another environment, other validators, bad lines, unreadable) is never replaced:
+  // write_file throws std::runtime_error saying why (on exit, the Context logs it and writes
+  // nothing).
   void write_file(std::string_view filename = {});
   void write_file_on_exit(bool on = true);
   // Tunes every problem of an untuned file that has no result yet (whatever tuning_enable says),

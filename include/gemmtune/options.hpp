@@ -23,6 +23,9 @@ namespace gemmtune {
 // it loads and tunes. Null means stderr, each message on a line of its own prefixed "gemmtune: ".
 using LogSink = std::function<void(std::string_view message)>;
 
+// The largest Options::workspace_mb, 1 TiB: as the command line's --workspace-mb.
+inline constexpr std::size_t kMaxWorkspaceMb = std::size_t{1} << 20;
+
 struct Options {
   // Off: every GEMM runs Default; nothing is tuned or recorded.
   bool enabled = true;
@@ -56,7 +59,8 @@ struct Options {
   // Largest workspace a tuned candidate may use, and the workspace the Context hands to a
   // solution when the caller passes none, MiB. Default is rebuilt under it (for GemmAndBias and
   // ScaledGemm it is cuBLASLt's heuristic pick, which depends on it): give it the --workspace-mb
-  // the results were tuned with.
+  // the results were tuned with. At most kMaxWorkspaceMb (the constructor throws
+  // std::invalid_argument for more).
   std::size_t workspace_mb = 32;
 
   // The application's own solution providers, registered before the results file is loaded.

@@ -180,13 +180,17 @@ TEST_F(Dispatch, DisabledRunsDefaultAndEnableRestoresTheTunedSolution) {
   EXPECT_EQ(counts.runs_of("Test_Fast"), 1);
 }
 
-// A null provider is the application's mistake, said as one: it was dereferenced (SIGSEGV).
-TEST_F(Dispatch, ANullProviderIsAnInvalidArgument) {
+// A null provider is the application's mistake, said as one: it was dereferenced (SIGSEGV); so is
+// a workspace of more than 1 TiB.
+TEST_F(Dispatch, ANullProviderOrAHugeWorkspaceIsAnInvalidArgument) {
   Options o = test_options(dir, counts, log);
   Context ctx(o);
   EXPECT_THROW(ctx.add_provider(nullptr), std::invalid_argument);
   o.providers.push_back(nullptr);
   EXPECT_THROW(Context{o}, std::invalid_argument);
+  Options huge = test_options(dir, counts, log);
+  huge.workspace_mb = kMaxWorkspaceMb + 1;  // in bytes it wrapped around
+  EXPECT_THROW(Context{huge}, std::invalid_argument);
   FloatGemm g(8, 8, 8);
   EXPECT_TRUE(g.run(ctx).ok);  // the Context goes on as it was
 }

@@ -74,6 +74,18 @@ TEST(Options, NonFiniteLimitsAreWarnedAboutAndIgnored) {
       << o.warnings[0];
 }
 
+// A workspace of more than 1 TiB wrapped around in bytes, to a limit that left out every
+// candidate needing one: from the environment it is warned about and the default kept.
+TEST(Options, AWorkspaceAbove1TiBIsWarnedAboutAndIgnored) {
+  ::setenv("GEMMTUNE_WORKSPACE_MB", "17592186044416", 1);
+  const Options o = Options::from_environment();
+  ::unsetenv("GEMMTUNE_WORKSPACE_MB");
+  EXPECT_EQ(o.workspace_mb, Options{}.workspace_mb);
+  ASSERT_EQ(o.warnings.size(), 1u);
+  EXPECT_EQ(o.warnings[0],
+            "GEMMTUNE_WORKSPACE_MB=17592186044416 is more than 1048576 (1 TiB); using 32");
+}
+
 TEST(Options, EveryVariableIsDocumented) {
   std::ifstream in(GEMMTUNE_OPTIONS_DOC);
   ASSERT_TRUE(in);

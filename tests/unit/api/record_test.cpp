@@ -103,6 +103,29 @@ TEST(Record, DedupesWithinAndAcrossContexts) {
 }
 
 // An untuned file whose last line has no newline keeps that line: the recorded one starts anew.
+// The untuned file named as the results file: an untuned line there is a bad line, and a file
+// with bad lines is one write_file will not replace, so every later result would stay unwritten.
+// Recording is refused, said once; the results file stays whole and writable.
+TEST(Record, NotIntoTheResultsFile) {
+  TempDir dir;
+  Counts counts;
+  Log log;
+  FloatGemm tuned(32, 32, 32), a(16, 16, 16), b(24, 8, 16);
+  const std::string results = validator_lines() + "GemmTunableOp_float_NN," +
+                              tuned.problem.params_signature() + ",Test_Fast,0.01\n";
+  write_text(dir / "results.csv", results);
+  Options o = test_options(dir, counts, log);
+  o.record_untuned = true;
+  o.untuned_filename = o.filename;
+  Context ctx(o);
+  ASSERT_TRUE(a.run(ctx).ok);
+  ASSERT_TRUE(b.run(ctx).ok);
+  EXPECT_EQ(read_text(dir / "results.csv"), results);
+  EXPECT_EQ(log.count_containing("is also the results file; GEMMs are not recorded into it"), 1u)
+      << log.all();
+  ctx.write_file();  // still takes the results
+}
+
 TEST(Record, AnUnfinishedLastLineIsNotGluedOnto) {
   TempDir dir;
   Counts counts;
