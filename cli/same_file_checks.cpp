@@ -43,8 +43,7 @@ std::optional<std::string> held_results(const std::string& path) {
   std::string head(4096, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));
-  static constexpr std::string_view kSqliteMagic("SQLite format 3\0", 16);
-  if (head.starts_with(kSqliteMagic)) return "a SQLite database";
+  if (is_sqlite_database(head)) return "a SQLite database";
   const auto lines = split_lines(head);
   if (lines.empty()) return std::nullopt;
   const std::string_view first = lines.front().text;

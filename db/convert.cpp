@@ -173,13 +173,9 @@ ConvertReport convert_file(const std::filesystem::path& from, const std::filesys
                                  from.string(), diagnostics.summary()));
   }
   if (!to_csv) return write_new_database(to, tables, options.replace);
-  if (options.replace) {
-    const auto target = open_results_store(to);
-    return write_tables(*target, tables);
-  }
   ConvertReport report;
   for (const auto& table : tables) {  // one at most: a CSV file holds one environment
-    write_csv_file(to, table, /*replace=*/false);
+    write_csv_file(to, table, options.replace);
     ++report.tables;
     report.entries += table.entries.size();
   }

@@ -50,9 +50,13 @@ std::string read_file(const std::filesystem::path& path) {
   return std::move(buffer).str();
 }
 
-void refuse_non_text_content(std::string_view content, std::string_view file) {
+bool is_sqlite_database(std::string_view content) {
   static constexpr std::string_view kMagic("SQLite format 3\0", 16);  // a database's first bytes
-  if (content.substr(0, kMagic.size()) == kMagic) {
+  return content.starts_with(kMagic);
+}
+
+void refuse_non_text_content(std::string_view content, std::string_view file) {
+  if (is_sqlite_database(content)) {
     throw InputError(fmt::format(
         "{}: a SQLite database, not a CSV file; give it a .db (or .sqlite) name to read it", file));
   }

@@ -17,9 +17,9 @@
 namespace gemmtune {
 
 struct TextLine {
-  int number = 0;            // 1-based, counting blank lines too
-  std::string_view text;     // without BOM, line ending and trailing spaces/tabs
-  bool unterminated = false; // the file's last line, not followed by a newline
+  int number = 0;             // 1-based, counting blank lines too
+  std::string_view text;      // without BOM, line ending and trailing spaces/tabs
+  bool unterminated = false;  // the file's last line, not followed by a newline
 };
 
 // Splits `content` into its non-blank lines. The views point into `content`.
@@ -27,6 +27,9 @@ std::vector<TextLine> split_lines(std::string_view content);
 
 // The whole file as bytes; throws InputError naming the path when it cannot be read.
 std::string read_file(const std::filesystem::path& path);
+
+// Whether `content` starts as a SQLite database does (its 16-byte header string).
+bool is_sqlite_database(std::string_view content);
 
 // Throws InputError when `content` is not UTF-8 text: a SQLite database (a .db copied to a .csv
 // name), or UTF-16 text (a byte-order mark, or a NUL in every other one of its first 8 bytes).
