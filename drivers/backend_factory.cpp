@@ -43,7 +43,7 @@ bool cuda_available() {
 }
 
 std::string device_name(BackendKind kind, int ordinal) {
-  if (kind == BackendKind::Auto) kind = cuda_available() ? BackendKind::Cuda : BackendKind::Cpu;
+  kind = resolve_backend_kind(kind);
   if (kind == BackendKind::Cpu) return cpu::cpu_model_name();
 #ifdef GEMMTUNE_HAVE_CUDA
   cudaDeviceProp prop{};
@@ -59,7 +59,7 @@ std::string device_name(BackendKind kind, int ordinal) {
 }
 
 BackendProviders providers_of(BackendKind kind) {
-  if (kind == BackendKind::Auto) kind = cuda_available() ? BackendKind::Cuda : BackendKind::Cpu;
+  kind = resolve_backend_kind(kind);
   BackendProviders out{std::string(to_string(kind)), std::make_shared<Registry>()};
   if (kind == BackendKind::Cpu) {
     register_cpu_solutions(*out.registry);
@@ -71,11 +71,24 @@ BackendProviders providers_of(BackendKind kind) {
   return out;
 }
 
+BackendKind resolve_backend_kind(BackendKind kind) {
+  if (kind != BackendKind::Auto) return kind;
+  return cuda_available() ? BackendKind::Cuda : BackendKind::Cpu;
+}
+
 BackendSession open_backend(BackendKind kind, int ordinal, CurrentDevice current) {
   BackendSession session;
   session.registry = std::make_shared<Registry>();
-  if (kind == BackendKind::Auto) kind = cuda_available() ? BackendKind::Cuda : BackendKind::Cpu;
+  const BackendKind asked = kind;
+  kind = resolve_backend_kind(kind);
   if (kind == BackendKind::Cpu) {
+    // Asking for a GPU by number on a machine without one must not quietly tune the CPU.
+    if (ordinal != 0) {
+      throw InputError(fmt::format("--device {}: the CPU backend has one device, 0{}", ordinal,
+                                   asked == BackendKind::Auto
+                                       ? " (--backend auto chose the CPU: no CUDA GPU is visible)"
+                                       : ""));
+    }
     session.backend = std::make_unique<cpu::CpuBackend>();
     register_cpu_solutions(*session.registry);
     return session;

@@ -27,6 +27,9 @@ inline constexpr std::array<std::string_view, 3> kCudaProviderNames = {"cublas",
 // Whether this build has the CUDA backend and a usable GPU.
 bool cuda_available();
 
+// `Auto` as it resolves here: CUDA where a GPU is present, else the CPU; other kinds unchanged.
+BackendKind resolve_backend_kind(BackendKind kind);
+
 struct BackendSession {
   std::unique_ptr<Backend> backend;
   std::shared_ptr<Registry> registry;
@@ -53,7 +56,8 @@ enum class CurrentDevice {
 };
 
 // Opens the backend on device `ordinal` and registers its solutions. Asking for CUDA where it
-// is missing (not built, no driver, no GPU) is an InputError saying which.
+// is missing (not built, no driver, no GPU) is an InputError saying which, and so is an ordinal
+// other than 0 on the CPU backend, which has one device.
 BackendSession open_backend(BackendKind kind, int ordinal = 0,
                             CurrentDevice current = CurrentDevice::Backend);
 

@@ -101,7 +101,9 @@ int run_worker(const TuneOptions& options, const FaultInjection& faults) {
   WorkerMessage ready;
   while (options.device == faults.hang_at_start_on_device) ::pause();
   try {
-    session = open_backend(options.backend, options.device);
+    // A CPU worker plays device `options.device` of --workers N; its backend has one device.
+    const bool plays_device = resolve_backend_kind(options.backend) == BackendKind::Cpu;
+    session = open_backend(options.backend, plays_device ? 0 : options.device);
     environment = collect_environment(*session.backend);
     store = open_results_store(options.output);
     const auto& props = session.backend->properties();
