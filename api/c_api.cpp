@@ -4,9 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -223,6 +225,11 @@ void gemmtune_options_init(gemmtune_options* o) {
   o->max_tuning_iterations = defaults.max_tuning_iterations;
   o->max_warmup_duration_ms = defaults.max_warmup_duration_ms;
   o->max_warmup_iterations = defaults.max_warmup_iterations;
+  o->rotating_buffer_mb = defaults.rotating_buffer_mb.value_or(-1);
+  o->numerical_check = "on";
+  o->workspace_mb = defaults.workspace_mb;
+  o->log = nullptr;
+  o->log_user_data = nullptr;
 }
 
 gemmtune_status gemmtune_create(gemmtune_context** context) {
@@ -247,6 +254,15 @@ gemmtune_status gemmtune_create_with_options(const gemmtune_options* o,
   options.max_tuning_iterations = o->max_tuning_iterations;
   options.max_warmup_duration_ms = o->max_warmup_duration_ms;
   options.max_warmup_iterations = o->max_warmup_iterations;
+  if (o->rotating_buffer_mb >= 0) options.rotating_buffer_mb = o->rotating_buffer_mb;
+  if (o->numerical_check != nullptr) options.numerical_check = o->numerical_check;
+  options.workspace_mb = o->workspace_mb;
+  if (o->log != nullptr) {
+    options.log = [log = o->log, user_data = o->log_user_data](std::string_view message) {
+      const std::string terminated(message);  // C wants its NUL
+      log(terminated.c_str(), user_data);
+    };
+  }
   return create(std::move(options), context);  // limits out of range: INVALID_ARGUMENT
 }
 
@@ -344,6 +360,32 @@ GEMMTUNE_C_SETTING(gemmtune_set_max_warmup_iterations, gemmtune_get_max_warmup_i
                    set_max_warmup_iterations, max_warmup_iterations)
 #undef GEMMTUNE_C_SETTING
 
+gemmtune_status gemmtune_set_rotating_buffer_size(gemmtune_context* context, double mb) {
+  GEMMTUNE_NEED(context);
+  if (std::isnan(mb) || std::isinf(mb)) {
+    return fail(
+        GEMMTUNE_ERROR_INVALID_ARGUMENT,
+        fmt::format("gemmtune_set_rotating_buffer_size: {} MiB is not a finite number", mb));
+  }
+  return guarded([&] {
+    context->context.set_rotating_buffer_size(mb < 0 ? std::nullopt : std::optional<double>(mb));
+    return GEMMTUNE_SUCCESS;
+  });
+}
+
+double gemmtune_get_rotating_buffer_size(const gemmtune_context* context) {
+  return context != nullptr ? context->context.rotating_buffer_size().value_or(-1) : -1;
+}
+
+gemmtune_status gemmtune_set_numerical_check(gemmtune_context* context, const char* mode) {
+  GEMMTUNE_NEED(context);
+  GEMMTUNE_NEED(mode);
+  return guarded([&] {
+    context->context.set_numerical_check(mode);
+    return GEMMTUNE_SUCCESS;
+  });
+}
+
 gemmtune_status gemmtune_set_filename(gemmtune_context* context, const char* filename,
                                       int insert_device_ordinal) {
   GEMMTUNE_NEED(context);
@@ -379,6 +421,22 @@ gemmtune_status gemmtune_read_file(gemmtune_context* context, const char* filena
     const bool unreadable = r.message.find("could not be read") != std::string::npos;
     return fail(unreadable ? GEMMTUNE_ERROR_BAD_INPUT : GEMMTUNE_ERROR_VALIDATOR_MISMATCH,
                 r.message);
+  });
+}
+
+gemmtune_status gemmtune_get_load_report(const gemmtune_context* context,
+                                         gemmtune_load_report* report, char* message,
+                                         size_t message_size) {
+  GEMMTUNE_NEED(context);
+  GEMMTUNE_NEED(report);
+  return guarded([&] {
+    const gemmtune::LoadReport r = context->context.load_report();
+    report->found = r.found ? 1 : 0;
+    report->accepted = r.accepted ? 1 : 0;
+    report->entries = r.entries;
+    report->bad_lines = r.bad_lines;
+    report->unparsed = r.unparsed;
+    return message == nullptr ? GEMMTUNE_SUCCESS : copy_out(r.message, message, message_size);
   });
 }
 

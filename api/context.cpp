@@ -52,6 +52,11 @@ Options checked(Options options) {
     throw std::invalid_argument(fmt::format("workspace_mb {} is more than {} (1 TiB)",
                                             options.workspace_mb, kMaxWorkspaceMb));
   }
+  try {
+    (void)parse_numerical_check(options.numerical_check);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(e.what());
+  }
   return options;
 }
 }  // namespace
@@ -145,7 +150,12 @@ GEMMTUNE_SETTING(set_rotating_buffer_size, rotating_buffer_size, std::optional<d
 #undef GEMMTUNE_SETTING
 
 void Context::set_numerical_check(std::string_view mode) {
-  const NumericalCheckOptions parsed = parse_numerical_check(mode);  // throws InputError
+  NumericalCheckOptions parsed;
+  try {
+    parsed = parse_numerical_check(mode);
+  } catch (const std::exception& e) {  // the caller's mistake, as a bad limit is
+    throw std::invalid_argument(e.what());
+  }
   const api::ContextLock lock(impl_->settings_mutex);
   impl_->check = parsed;
   impl_->options.numerical_check = std::string(mode);

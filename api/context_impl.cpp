@@ -16,11 +16,7 @@ using api::signature;
 
 Context::Impl::Impl(Options o) : options(std::move(o)), log(options.log, flags) {
   for (const auto& w : options.warnings) log(w);
-  try {
-    check = parse_numerical_check(options.numerical_check);
-  } catch (const std::exception& e) {
-    log(fmt::format("numerical check '{}': {}; using on", options.numerical_check, e.what()));
-  }
+  check = parse_numerical_check(options.numerical_check);  // checked by the Context's constructor
   flags.store((options.enabled ? kEnabled : 0) | (options.tuning ? kTuning : 0) |
               (options.record_untuned ? kRecord : 0) | (options.verbose ? kVerbose : 0));
   write_on_exit.store(options.write_file_on_exit);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gemmtune/options.hpp"
+#include "tuner/numerical_check.hpp"
 
 namespace gemmtune {
 namespace {
@@ -113,6 +114,15 @@ Options Options::from_environment() {
     }
   }
   read_string("GEMMTUNE_NUMERICAL_CHECK", o.numerical_check);
+  try {  // the constructor would refuse it: warned, as above
+    (void)parse_numerical_check(o.numerical_check);
+  } catch (const std::exception&) {
+    w.push_back(fmt::format(
+        "GEMMTUNE_NUMERICAL_CHECK='{}' is not one of on, off or ATOL_RTOL (e.g. 1e-5_1e-5); "
+        "using on",
+        o.numerical_check));
+    o.numerical_check = "on";
+  }
   read_number("GEMMTUNE_WORKSPACE_MB", o.workspace_mb, w);
   if (o.workspace_mb > kMaxWorkspaceMb) {  // the constructor would refuse it: warned, as above
     w.push_back(fmt::format("GEMMTUNE_WORKSPACE_MB={} is more than {} (1 TiB); using 32",

@@ -1,7 +1,7 @@
 /* app_lookup_c: the C API — create a context from explicit options (the defaults, the CPU
  * backend, and the results file GEMMTUNE_FILENAME names, if set; no other GEMMTUNE_* variable is
- * read: gemmtune_create() is the call that reads them all), run one GEMM, and print which
- * solution ran. Runs on the CPU backend (host pointers); exits 1 on failure. */
+ * read: gemmtune_create() is the call that reads them all), say what loading that file found,
+ * run one GEMM, and print which solution ran. Runs on the CPU backend (host pointers); exits 1 on failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +17,14 @@ int main(void) {
   if (gemmtune_create_with_options(&options, &ctx) != GEMMTUNE_SUCCESS) {
     fprintf(stderr, "gemmtune_create: %s\n", gemmtune_last_error());
     return 1;
+  }
+  /* A results file with bad lines is still used; only the load report says what was skipped. */
+  gemmtune_load_report report;
+  char why[512];
+  if (gemmtune_get_load_report(ctx, &report, why, sizeof why) == GEMMTUNE_SUCCESS &&
+      report.found) {
+    printf("C API: %zu result(s) loaded, %zu bad line(s) skipped%s%s\n", report.entries,
+           report.bad_lines, report.bad_lines ? ": " : "", report.bad_lines ? why : "");
   }
   gemmtune_problem p;
   if (gemmtune_problem_parse("GemmTunableOp_float_NN", "nn_256_256_256_ld_256_256_256", &p) !=

@@ -137,7 +137,8 @@ class Context {
   int max_warmup_iterations() const;
   void set_rotating_buffer_size(std::optional<double> mb);
   std::optional<double> rotating_buffer_size() const;
-  void set_numerical_check(std::string_view mode);  // "on", "off", "ATOL_RTOL"; throws if bad
+  // "on", "off" or "ATOL_RTOL" (e.g. "1e-5_1e-5"); anything else throws std::invalid_argument.
+  void set_numerical_check(std::string_view mode);
 
   // ---- files ------------------------------------------------------------------------------
   // Where results are appended and written; with insert_device_ordinal the device ordinal goes

@@ -102,6 +102,16 @@ typedef struct gemmtune_options {
   int max_tuning_iterations;
   double max_warmup_duration_ms;
   int max_warmup_iterations;
+  double rotating_buffer_mb;   /* footprint of rotating operand copies, MiB; < 0: the default
+                                  (at least twice the last-level cache); 0: off */
+  const char* numerical_check; /* "on", "off" or "ATOL_RTOL" (e.g. "1e-2_1e-2"); NULL: "on" */
+  size_t workspace_mb;         /* largest workspace a candidate may use, and the one handed to a
+                                  solution when a call passes none; at most 1048576 (1 TiB) */
+  /* Where the context's messages go (refused files, fallbacks, with verbose what it loads and
+   * tunes); NULL: stderr. Called from whichever thread has something to say, possibly several at
+   * once; `message` is valid during the call only. */
+  void (*log)(const char* message, void* log_user_data);
+  void* log_user_data;
 } gemmtune_options;
 
 /* The defaults (no environment). */
@@ -151,6 +161,11 @@ gemmtune_status gemmtune_set_max_warmup_duration(gemmtune_context* context, doub
 double gemmtune_get_max_warmup_duration(const gemmtune_context* context);
 gemmtune_status gemmtune_set_max_warmup_iterations(gemmtune_context* context, int iterations);
 int gemmtune_get_max_warmup_iterations(const gemmtune_context* context);
+/* MiB of rotating operand copies; < 0: the default (at least twice the last-level cache). */
+gemmtune_status gemmtune_set_rotating_buffer_size(gemmtune_context* context, double mb);
+double gemmtune_get_rotating_buffer_size(const gemmtune_context* context); /* -1: the default */
+/* "on", "off" or "ATOL_RTOL"; anything else is GEMMTUNE_ERROR_INVALID_ARGUMENT. */
+gemmtune_status gemmtune_set_numerical_check(gemmtune_context* context, const char* mode);
 
 /* Files. A NULL filename means the context's results file. */
 gemmtune_status gemmtune_set_filename(gemmtune_context* context, const char* filename,
@@ -162,6 +177,18 @@ gemmtune_status gemmtune_set_untuned_filename(gemmtune_context* context, const c
  * the context keeps running what it ran before, Default where it had nothing;
  * gemmtune_last_error() explains). A missing file is a success. */
 gemmtune_status gemmtune_read_file(gemmtune_context* context, const char* filename);
+/* What the last load did (at create, or gemmtune_read_file): a file with bad lines is still
+ * used, and says so only here. `message` (may be NULL) gets the explanation for a person. */
+typedef struct gemmtune_load_report {
+  int found;        /* the file exists */
+  int accepted;     /* read, and measured in this environment (or no file at all) */
+  size_t entries;   /* results now used for lookup */
+  size_t bad_lines; /* lines skipped; the rest of the file is used */
+  size_t unparsed;  /* kept for gemmtune_write_file but not used (kinds this version lacks) */
+} gemmtune_load_report;
+gemmtune_status gemmtune_get_load_report(const gemmtune_context* context,
+                                         gemmtune_load_report* report, char* message,
+                                         size_t message_size);
 gemmtune_status gemmtune_write_file(gemmtune_context* context, const char* filename);
 gemmtune_status gemmtune_write_file_on_exit(gemmtune_context* context, int on);
 /* Tunes every problem of an untuned file that has no result yet; `tuned` and `failed` may be

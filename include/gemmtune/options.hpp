@@ -55,7 +55,7 @@ struct Options {
   double max_warmup_duration_ms = 0;
   int max_warmup_iterations = 1;
   std::optional<double> rotating_buffer_mb;  // unset: at least twice the last-level cache
-  std::string numerical_check = "on";        // "on", "off" or "ATOL_RTOL"
+  std::string numerical_check = "on";        // "on", "off" or "ATOL_RTOL"; else invalid_argument
   // Largest workspace a tuned candidate may use, and the workspace the Context hands to a
   // solution when the caller passes none, MiB. Default is rebuilt under it (for GemmAndBias and
   // ScaledGemm it is cuBLASLt's heuristic pick, which depends on it): give it the --workspace-mb

@@ -150,6 +150,67 @@ TEST(CApi, InvalidCallsAndSettingsAreInvalidArguments) {
   EXPECT_EQ(ctx, nullptr);
 }
 
+// What C++ callers set in Options, C callers set too: the log callback gets the Context's
+// messages, the load report says what a file's load skipped, and the tuning settings are checked
+// as the C++ API checks them.
+TEST(CApi, LogLoadReportAndTuningSettings) {
+  TempDir dir;
+  const std::string results = (dir / "results.csv").string();
+  write_text(dir / "results.csv",
+             "GemmTunableOp_float_NN,nn_8_8_8_ld_8_8_8,Default,0.01\nnot a results line\n");
+  std::vector<std::string> logged;
+  gemmtune_options o;
+  gemmtune_options_init(&o);
+  EXPECT_LT(o.rotating_buffer_mb, 0);  // the default: from the last-level cache
+  EXPECT_STREQ(o.numerical_check, "on");
+  EXPECT_EQ(o.workspace_mb, 32u);
+  o.backend = "cpu";
+  o.filename = results.c_str();
+  o.insert_device_ordinal = 0;
+  o.rotating_buffer_mb = 4;
+  o.log = [](const char* message, void* user_data) {
+    static_cast<std::vector<std::string>*>(user_data)->emplace_back(message);
+  };
+  o.log_user_data = &logged;
+  gemmtune_context* ctx = nullptr;
+  ASSERT_EQ(gemmtune_create_with_options(&o, &ctx), GEMMTUNE_SUCCESS) << gemmtune_last_error();
+  EXPECT_EQ(gemmtune_get_rotating_buffer_size(ctx), 4);
+
+  gemmtune_load_report report;
+  char message[512];
+  ASSERT_EQ(gemmtune_get_load_report(ctx, &report, message, sizeof message), GEMMTUNE_SUCCESS);
+  EXPECT_EQ(report.found, 1);
+  EXPECT_EQ(report.accepted, 1);
+  EXPECT_EQ(report.entries, 1u);
+  EXPECT_EQ(report.bad_lines, 1u);
+  EXPECT_NE(std::string(message).find("results.csv:2"), std::string::npos) << message;
+  std::string all;
+  for (const auto& m : logged) all += m + "\n";
+  EXPECT_NE(all.find("results.csv:2"), std::string::npos) << all;
+  char tiny[4];
+  EXPECT_EQ(gemmtune_get_load_report(ctx, &report, tiny, sizeof tiny),
+            GEMMTUNE_ERROR_BUFFER_TOO_SMALL);
+
+  EXPECT_EQ(gemmtune_set_numerical_check(ctx, "1e-3_1e-3"), GEMMTUNE_SUCCESS);
+  EXPECT_EQ(gemmtune_set_numerical_check(ctx, "strict"), GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gemmtune_last_error()).find("'strict'"), std::string::npos)
+      << gemmtune_last_error();
+  EXPECT_EQ(gemmtune_set_rotating_buffer_size(ctx, std::nan("")), GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmtune_set_rotating_buffer_size(ctx, -1), GEMMTUNE_SUCCESS);
+  EXPECT_EQ(gemmtune_get_rotating_buffer_size(ctx), -1);
+  gemmtune_destroy(ctx);
+
+  gemmtune_options bad = o;
+  bad.numerical_check = "strict";
+  ctx = nullptr;
+  EXPECT_EQ(gemmtune_create_with_options(&bad, &ctx), GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ctx, nullptr);
+  bad = o;
+  bad.workspace_mb = (size_t{1} << 20) + 1;  // more than 1 TiB
+  EXPECT_EQ(gemmtune_create_with_options(&bad, &ctx), GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ctx, nullptr);
+}
+
 // fp8 ScaledGemm from C: its scales reach the solution, and missing ones are refused.
 TEST(CApi, ScaledGemmTakesItsScales) {
   gemmtune_options o;

@@ -181,8 +181,9 @@ TEST_F(Dispatch, DisabledRunsDefaultAndEnableRestoresTheTunedSolution) {
 }
 
 // A null provider is the application's mistake, said as one: it was dereferenced (SIGSEGV); so is
-// a workspace of more than 1 TiB.
-TEST_F(Dispatch, ANullProviderOrAHugeWorkspaceIsAnInvalidArgument) {
+// a workspace of more than 1 TiB, and a numerical check that is not one (it was logged and "on"
+// used, and set_numerical_check threw gemmtune's internal InputError).
+TEST_F(Dispatch, ANullProviderAHugeWorkspaceOrAnUnknownCheckIsAnInvalidArgument) {
   Options o = test_options(dir, counts, log);
   Context ctx(o);
   EXPECT_THROW(ctx.add_provider(nullptr), std::invalid_argument);
@@ -191,8 +192,26 @@ TEST_F(Dispatch, ANullProviderOrAHugeWorkspaceIsAnInvalidArgument) {
   Options huge = test_options(dir, counts, log);
   huge.workspace_mb = kMaxWorkspaceMb + 1;  // in bytes it wrapped around
   EXPECT_THROW(Context{huge}, std::invalid_argument);
+  Options unknown_check = test_options(dir, counts, log);
+  unknown_check.numerical_check = "strict";
+  EXPECT_THROW(Context{unknown_check}, std::invalid_argument);
+  EXPECT_THROW(ctx.set_numerical_check("strict"), std::invalid_argument);
   FloatGemm g(8, 8, 8);
   EXPECT_TRUE(g.run(ctx).ok);  // the Context goes on as it was
+}
+
+// A device the backend does not have is refused, as on CUDA: the CPU backend has one, and a
+// Context for "device 1" used to run on it anyway.
+TEST_F(Dispatch, ADeviceTheCpuBackendDoesNotHaveIsRefused) {
+  Options o = test_options(dir, counts, log);
+  o.device = 1;
+  try {
+    Context ctx(o);
+    FAIL() << "a Context for CPU device 1 opened";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("the CPU backend has one device, 0"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(Dispatch, AProviderAddedLaterIsDispatchedToo) {

@@ -86,6 +86,24 @@ TEST(Options, AWorkspaceAbove1TiBIsWarnedAboutAndIgnored) {
             "GEMMTUNE_WORKSPACE_MB=17592186044416 is more than 1048576 (1 TiB); using 32");
 }
 
+// A check the Context's constructor refuses (std::invalid_argument, as from code) is warned about
+// from the environment and "on" kept; before, the Context logged it and used "on" either way.
+TEST(Options, AnUnknownNumericalCheckIsWarnedAboutAndIgnored) {
+  ::setenv("GEMMTUNE_NUMERICAL_CHECK", "strict", 1);
+  const Options o = Options::from_environment();
+  ::unsetenv("GEMMTUNE_NUMERICAL_CHECK");
+  EXPECT_EQ(o.numerical_check, "on");
+  ASSERT_EQ(o.warnings.size(), 1u);
+  EXPECT_EQ(o.warnings[0],
+            "GEMMTUNE_NUMERICAL_CHECK='strict' is not one of on, off or ATOL_RTOL (e.g. "
+            "1e-5_1e-5); using on");
+  ::setenv("GEMMTUNE_NUMERICAL_CHECK", "1e-2_1e-3", 1);
+  const Options explicit_check = Options::from_environment();
+  ::unsetenv("GEMMTUNE_NUMERICAL_CHECK");
+  EXPECT_EQ(explicit_check.numerical_check, "1e-2_1e-3");
+  EXPECT_TRUE(explicit_check.warnings.empty());
+}
+
 TEST(Options, EveryVariableIsDocumented) {
   std::ifstream in(GEMMTUNE_OPTIONS_DOC);
   ASSERT_TRUE(in);
