@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 #include <utility>
@@ -90,10 +91,22 @@ void write_all(int fd, std::string_view data, const std::filesystem::path& path,
   }
 }
 
+// Whether errno says the file system lacks an operation, rather than refusing this call: vfat and
+// exFAT, and FUSE mounts of object stores (gcsfuse, s3fs, blobfuse), have no hard links, and some
+// of them cannot sync a directory.
+bool unsupported_here(int error) {
+  return error == EPERM || error == EINVAL || error == ENOTSUP || error == EOPNOTSUPP ||
+         error == ENOSYS;
+}
+
 void fsync_directory(const std::filesystem::path& dir) {
   Fd fd(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0) fail_errno("open", dir);
-  if (::fsync(fd.get()) != 0) fail_errno("fsync", dir);
+  // A file system that cannot sync a directory keeps its entries as it keeps them: nothing more
+  // can be done here, and failing would lose the file just written.
+  if (::fsync(fd.get()) != 0 && !(errno == EINVAL || errno == ENOTSUP || errno == EOPNOTSUPP)) {
+    fail_errno("fsync", dir);
+  }
 }
 
 // Counts the turns of a loop that starts over where another writer changed `path` meanwhile, and
@@ -321,6 +334,50 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   write_file_atomically(path, [&](const ChunkWriter& write) { write(content); });
 }
 
+namespace {
+
+struct Placed {
+  bool created = false;   // false: a file was there already, and stays as it was
+  bool temp_left = true;  // the temporary is still there, to be removed
+};
+
+// Puts the written temporary `temp` at `path` unless a file is there: link(2), which fails rather
+// than replaces. Where the file system has no hard links, renameat2's RENAME_NOREPLACE does the
+// same; where it has neither, `path` is created exclusively (O_EXCL) and `content` written into
+// it, which a reader may meet half written, but which still never replaces another writer's file.
+Placed place_unless_there(const std::filesystem::path& temp, const std::filesystem::path& path,
+                          std::string_view content, const std::filesystem::path& named) {
+  if (::link(temp.c_str(), path.c_str()) == 0) return {true, true};
+  if (errno == EEXIST) return {false, true};
+  if (!unsupported_here(errno)) fail_errno("link", named, temp);
+  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) {
+    return {true, false};
+  }
+  if (errno == EEXIST) return {false, true};
+  if (!unsupported_here(errno)) fail_errno("rename", named, temp);
+  ::unlink(temp.c_str());
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+  if (fd.get() < 0) {
+    if (errno == EEXIST) return {false, false};
+    fail_errno("open", named);
+  }
+  // An appender that finds the file waits for the lock (append_durably's) until it is whole;
+  // one that opened it before this lock was taken is the window this fallback leaves.
+  (void)::flock(fd.get(), LOCK_EX);
+  try {
+    write_all(fd.get(), content, named, {});
+    if (::fsync(fd.get()) != 0) fail_errno("fsync", named);
+    fd.close_checked(named);
+  } catch (...) {
+    // Ours alone (O_EXCL), and unusable half written: the next attempt starts over.
+    ::unlink(path.c_str());
+    throw;
+  }
+  return {true, false};
+}
+
+}  // namespace
+
 bool create_file_atomically(const std::filesystem::path& named, std::string_view content) {
   // link(2) does not follow a symbolic link at its new name: through one that points to no file
   // yet, it would fail (EEXIST) however often it were tried. The file is made where it points.
@@ -338,14 +395,15 @@ bool create_file_atomically(const std::filesystem::path& named, std::string_view
       throw;
     }
   }
-  const bool created = ::link(temp.c_str(), path.c_str()) == 0;
-  const int link_errno = errno;
-  ::unlink(temp.c_str());
-  if (!created) {
-    if (link_errno != EEXIST) {
-      errno = link_errno;
-      fail_errno("link", named, temp);
-    }
+  Placed placed;
+  try {
+    placed = place_unless_there(temp, path, content, named);
+  } catch (...) {
+    ::unlink(temp.c_str());  // where it is still there
+    throw;
+  }
+  if (placed.temp_left) ::unlink(temp.c_str());
+  if (!placed.created) {
     // A link still in the way is one that leads to no file through_links could name (a loop, or
     // one made since): "exists" would send the caller to open it, which fails, and back here.
     struct stat st {};
@@ -392,7 +450,7 @@ bool append_lines_if_same(const std::filesystem::path& path, std::string_view li
     // gemmtune appender ends or starts a line between the look and the write.
     if (ends_mid_line(held.fd())) {
       std::string after_newline(1, '\n');  // built up, not "\n" + ...: GCC 12's -Wrestrict
-      after_newline += lines;                // misfires on that
+      after_newline += lines;              // misfires on that
       append_locked(target, after_newline, path);
     } else {
       append_locked(target, lines, path);

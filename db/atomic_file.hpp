@@ -93,7 +93,10 @@ bool append_lines_if_same(const std::filesystem::path& path, std::string_view li
 // which fails rather than replaces); returns false, changing nothing, when it already exists.
 // Two processes starting on one new results file thus agree on who writes its header. A `path`
 // that is a symbolic link to no file yet creates that file (through_links); one whose links lead
-// nowhere a file can be created is an InputError naming it.
+// nowhere a file can be created is an InputError naming it. On a file system without hard links
+// (vfat, exFAT, FUSE mounts of object stores) renameat2(RENAME_NOREPLACE) places the temp file;
+// without that too, `path` is created with O_EXCL and written under the append lock: still never
+// replacing another writer's file, but seen half written by a reader that comes meanwhile.
 bool create_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 // The lock append_durably takes, on a file open on `fd` (its path for messages), for other files
