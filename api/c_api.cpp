@@ -239,31 +239,39 @@ gemmtune_status gemmtune_create(gemmtune_context** context) {
 gemmtune_status gemmtune_create_with_options(const gemmtune_options* o,
                                              gemmtune_context** context) {
   GEMMTUNE_NEED(o);
-  gemmtune::Options options;
-  options.enabled = o->enabled != 0;
-  options.tuning = o->tuning != 0;
-  options.record_untuned = o->record_untuned != 0;
-  options.verbose = o->verbose != 0;
-  if (o->backend != nullptr) options.backend = o->backend;
-  options.device = o->device;
-  if (o->filename != nullptr) options.filename = o->filename;
-  if (o->untuned_filename != nullptr) options.untuned_filename = o->untuned_filename;
-  options.insert_device_ordinal = o->insert_device_ordinal != 0;
-  options.write_file_on_exit = o->write_file_on_exit != 0;
-  options.max_tuning_duration_ms = o->max_tuning_duration_ms;
-  options.max_tuning_iterations = o->max_tuning_iterations;
-  options.max_warmup_duration_ms = o->max_warmup_duration_ms;
-  options.max_warmup_iterations = o->max_warmup_iterations;
-  if (o->rotating_buffer_mb >= 0) options.rotating_buffer_mb = o->rotating_buffer_mb;
-  if (o->numerical_check != nullptr) options.numerical_check = o->numerical_check;
-  options.workspace_mb = o->workspace_mb;
-  if (o->log != nullptr) {
-    options.log = [log = o->log, user_data = o->log_user_data](std::string_view message) {
-      const std::string terminated(message);  // C wants its NUL
-      log(terminated.c_str(), user_data);
-    };
+  GEMMTUNE_NEED(context);
+  *context = nullptr;
+  if (std::isnan(o->rotating_buffer_mb)) {  // "< 0: the default" must not let NaN through
+    return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT,
+                "rotating_buffer_mb is not a number (< 0: the default)");
   }
-  return create(std::move(options), context);  // limits out of range: INVALID_ARGUMENT
+  return guarded([&] {  // copying the strings may throw
+    gemmtune::Options options;
+    options.enabled = o->enabled != 0;
+    options.tuning = o->tuning != 0;
+    options.record_untuned = o->record_untuned != 0;
+    options.verbose = o->verbose != 0;
+    if (o->backend != nullptr) options.backend = o->backend;
+    options.device = o->device;
+    if (o->filename != nullptr) options.filename = o->filename;
+    if (o->untuned_filename != nullptr) options.untuned_filename = o->untuned_filename;
+    options.insert_device_ordinal = o->insert_device_ordinal != 0;
+    options.write_file_on_exit = o->write_file_on_exit != 0;
+    options.max_tuning_duration_ms = o->max_tuning_duration_ms;
+    options.max_tuning_iterations = o->max_tuning_iterations;
+    options.max_warmup_duration_ms = o->max_warmup_duration_ms;
+    options.max_warmup_iterations = o->max_warmup_iterations;
+    if (o->rotating_buffer_mb >= 0) options.rotating_buffer_mb = o->rotating_buffer_mb;
+    if (o->numerical_check != nullptr) options.numerical_check = o->numerical_check;
+    options.workspace_mb = o->workspace_mb;
+    if (o->log != nullptr) {
+      options.log = [log = o->log, user_data = o->log_user_data](std::string_view message) {
+        const std::string terminated(message);  // C wants its NUL
+        log(terminated.c_str(), user_data);
+      };
+    }
+    return create(std::move(options), context);  // limits out of range: INVALID_ARGUMENT
+  });
 }
 
 void gemmtune_destroy(gemmtune_context* context) {
@@ -436,6 +444,7 @@ gemmtune_status gemmtune_get_load_report(const gemmtune_context* context,
     report->entries = r.entries;
     report->bad_lines = r.bad_lines;
     report->unparsed = r.unparsed;
+    report->message_length = r.message.size();
     return message == nullptr ? GEMMTUNE_SUCCESS : copy_out(r.message, message, message_size);
   });
 }

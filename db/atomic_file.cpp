@@ -343,8 +343,10 @@ struct Placed {
 
 // Puts the written temporary `temp` at `path` unless a file is there: link(2), which fails rather
 // than replaces. Where the file system has no hard links, renameat2's RENAME_NOREPLACE does the
-// same; where it has neither, `path` is created exclusively (O_EXCL) and `content` written into
-// it, which a reader may meet half written, but which still never replaces another writer's file.
+// same. Where it has neither, `path` is created exclusively (O_EXCL) and `content` written into it
+// under the append lock; a reader coming meanwhile may see it half written, but another writer's
+// file is never replaced: one that found the new file and, before the lock was ours, appended to
+// it or renamed its own over it keeps what it wrote, and this call reports the file as there.
 Placed place_unless_there(const std::filesystem::path& temp, const std::filesystem::path& path,
                           std::string_view content, const std::filesystem::path& named) {
   if (::link(temp.c_str(), path.c_str()) == 0) return {true, true};
@@ -361,18 +363,20 @@ Placed place_unless_there(const std::filesystem::path& temp, const std::filesyst
     if (errno == EEXIST) return {false, false};
     fail_errno("open", named);
   }
-  // An appender that finds the file waits for the lock (append_durably's) until it is whole;
-  // one that opened it before this lock was taken is the window this fallback leaves.
-  (void)::flock(fd.get(), LOCK_EX);
+  (void)lock_for_append(fd.get(), path);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) fail_errno("fstat", named);
+  if (st.st_size != 0 || !still_named(fd.get(), path)) return {false, false};
   try {
     write_all(fd.get(), content, named, {});
     if (::fsync(fd.get()) != 0) fail_errno("fsync", named);
-    fd.close_checked(named);
   } catch (...) {
-    // Ours alone (O_EXCL), and unusable half written: the next attempt starts over.
-    ::unlink(path.c_str());
+    // Emptied, not removed: an empty file holds nothing, and the next writer starts it afresh,
+    // while a name removed here could by then be another writer's file.
+    (void)::ftruncate(fd.get(), 0);
     throw;
   }
+  fd.close_checked(named);
   return {true, false};
 }
 

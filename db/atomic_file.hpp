@@ -96,7 +96,9 @@ bool append_lines_if_same(const std::filesystem::path& path, std::string_view li
 // nowhere a file can be created is an InputError naming it. On a file system without hard links
 // (vfat, exFAT, FUSE mounts of object stores) renameat2(RENAME_NOREPLACE) places the temp file;
 // without that too, `path` is created with O_EXCL and written under the append lock: still never
-// replacing another writer's file, but seen half written by a reader that comes meanwhile.
+// replacing another writer's file (one that appended to or replaced the new, empty file first
+// keeps it, and this returns false), but seen half written by a reader that comes meanwhile, and
+// left so by a writer killed mid-write (a failed write empties the file instead).
 bool create_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 // The lock append_durably takes, on a file open on `fd` (its path for messages), for other files

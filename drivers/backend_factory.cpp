@@ -84,7 +84,7 @@ BackendSession open_backend(BackendKind kind, int ordinal, CurrentDevice current
   if (kind == BackendKind::Cpu) {
     // Asking for a GPU by number on a machine without one must not quietly tune the CPU.
     if (ordinal != 0) {
-      throw InputError(fmt::format("--device {}: the CPU backend has one device, 0{}", ordinal,
+      throw InputError(fmt::format("device {}: the CPU backend has one device, 0{}", ordinal,
                                    asked == BackendKind::Auto
                                        ? " (--backend auto chose the CPU: no CUDA GPU is visible)"
                                        : ""));
@@ -97,7 +97,7 @@ BackendSession open_backend(BackendKind kind, int ordinal, CurrentDevice current
   const int count = cuda_device_count();
   if (count == 0) throw InputError("--backend cuda: no CUDA GPU is visible on this machine");
   if (ordinal < 0 || ordinal >= count) {
-    throw InputError(fmt::format("--device {}: this machine has {} CUDA GPU(s), 0 to {}", ordinal,
+    throw InputError(fmt::format("device {}: this machine has {} CUDA GPU(s), 0 to {}", ordinal,
                                  count, count - 1));
   }
   {

@@ -228,6 +228,13 @@ TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneO
       throw InputError(fmt::format("{} devices: at most {} (one worker process each)",
                                    options.devices.size(), kMaxDevices));
     }
+    // GPUs asked for by number where there is none would be played by CPU workers, quietly.
+    if (options.backend == BackendKind::Auto &&
+        resolve_backend_kind(options.backend) == BackendKind::Cpu) {
+      throw InputError(
+          "--devices: no CUDA GPU is visible, so --backend auto chose the CPU, which has one "
+          "device; give --workers N to tune with N CPU worker processes");
+    }
     // Before any worker starts: each would fail on a misspelt provider and be restarted in vain.
     const BackendProviders providers = providers_of(options.backend);
     providers.registry->require_providers(providers.backend, options.tuner.search.providers);

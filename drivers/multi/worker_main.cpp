@@ -101,8 +101,9 @@ int run_worker(const TuneOptions& options, const FaultInjection& faults) {
   WorkerMessage ready;
   while (options.device == faults.hang_at_start_on_device) ::pause();
   try {
-    // A CPU worker plays device `options.device` of --workers N; its backend has one device.
-    const bool plays_device = resolve_backend_kind(options.backend) == BackendKind::Cpu;
+    // A CPU worker (--workers N, or --devices with --backend cpu) plays device `options.device`;
+    // its backend has one device. Under `auto` the device was asked for as a GPU.
+    const bool plays_device = options.backend == BackendKind::Cpu;
     session = open_backend(options.backend, plays_device ? 0 : options.device);
     environment = collect_environment(*session.backend);
     store = open_results_store(options.output);

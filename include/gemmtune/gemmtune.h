@@ -32,7 +32,8 @@ typedef enum gemmtune_status {
   GEMMTUNE_ERROR_BAD_INPUT = 2,          /* a file could not be read, a signature not parsed */
   GEMMTUNE_ERROR_VALIDATOR_MISMATCH = 3, /* a results file measured elsewhere: not used */
   GEMMTUNE_ERROR_RUN_FAILED = 4,         /* the solution (or Default) failed to run the GEMM */
-  GEMMTUNE_ERROR_UNAVAILABLE = 5,        /* the backend asked for is not there (no GPU, no CUDA) */
+  GEMMTUNE_ERROR_UNAVAILABLE = 5,        /* the backend or device asked for is not there (no GPU,
+                                            no CUDA, a device number the backend lacks) */
   GEMMTUNE_ERROR_BUFFER_TOO_SMALL = 6,   /* an output string did not fit */
   GEMMTUNE_ERROR_INTERNAL = 7
 } gemmtune_status;
@@ -89,7 +90,8 @@ void gemmtune_problem_init(gemmtune_problem* problem, gemmtune_op op, gemmtune_d
 gemmtune_status gemmtune_problem_parse(const char* op_signature, const char* params_signature,
                                        gemmtune_problem* problem);
 
-/* Everything gemmtune::Options holds that C can say; strings are copied at create. */
+/* Everything gemmtune::Options holds that C can say; strings are copied at create. Fill it with
+ * gemmtune_options_init first: fields are added at its end as the library grows. */
 typedef struct gemmtune_options {
   int enabled, tuning, record_untuned, verbose;
   const char* backend; /* "auto", "cpu", "cuda" */
@@ -107,9 +109,11 @@ typedef struct gemmtune_options {
   const char* numerical_check; /* "on", "off" or "ATOL_RTOL" (e.g. "1e-2_1e-2"); NULL: "on" */
   size_t workspace_mb;         /* largest workspace a candidate may use, and the one handed to a
                                   solution when a call passes none; at most 1048576 (1 TiB) */
-  /* Where the context's messages go (refused files, fallbacks, with verbose what it loads and
-   * tunes); NULL: stderr. Called from whichever thread has something to say, possibly several at
-   * once; `message` is valid during the call only. */
+  /* Where the context's messages go (refused files, bad lines, fallbacks, with verbose what it
+   * loads and tunes); NULL: stderr. Called from whichever thread has something to say, possibly
+   * several at once, from gemmtune_create_with_options until gemmtune_destroy returns (which may
+   * report a failed write-on-exit): log_user_data must live as long. `message` is valid during
+   * the call only. */
   void (*log)(const char* message, void* log_user_data);
   void* log_user_data;
 } gemmtune_options;
@@ -178,13 +182,17 @@ gemmtune_status gemmtune_set_untuned_filename(gemmtune_context* context, const c
  * gemmtune_last_error() explains). A missing file is a success. */
 gemmtune_status gemmtune_read_file(gemmtune_context* context, const char* filename);
 /* What the last load did (at create, or gemmtune_read_file): a file with bad lines is still
- * used, and says so only here. `message` (may be NULL) gets the explanation for a person. */
+ * used, loads with GEMMTUNE_SUCCESS, and says what it skipped here (and in the log). `message`
+ * (may be NULL) gets the explanation for a person, which names every bad line; where it does not
+ * fit, the report is still filled, the message is cut to fit and the status is
+ * GEMMTUNE_ERROR_BUFFER_TOO_SMALL (message_length + 1 bytes hold it whole). */
 typedef struct gemmtune_load_report {
-  int found;        /* the file exists */
-  int accepted;     /* read, and measured in this environment (or no file at all) */
-  size_t entries;   /* results now used for lookup */
-  size_t bad_lines; /* lines skipped; the rest of the file is used */
-  size_t unparsed;  /* kept for gemmtune_write_file but not used (kinds this version lacks) */
+  int found;             /* the file exists */
+  int accepted;          /* read, and measured in this environment (or no file at all) */
+  size_t entries;        /* results now used for lookup */
+  size_t bad_lines;      /* lines skipped; the rest of the file is used */
+  size_t unparsed;       /* kept for gemmtune_write_file but not used (kinds this version lacks) */
+  size_t message_length; /* bytes of the message, without its NUL */
 } gemmtune_load_report;
 gemmtune_status gemmtune_get_load_report(const gemmtune_context* context,
                                          gemmtune_load_report* report, char* message,

@@ -37,7 +37,8 @@ struct Options {
   bool verbose = false;
 
   std::string backend = "auto";  // "auto" (CUDA where a GPU is present), "cpu" or "cuda"
-  int device = 0;                // device ordinal; the Context drives this one device
+  int device = 0;                // device ordinal; the Context drives this one device (the CPU
+                                 // backend has one, 0)
 
   // Results file (CSV or SQLite by extension), loaded at start if it exists. With
   // insert_device_ordinal the ordinal goes before the extension: tunableop_results0.csv.

@@ -187,9 +187,15 @@ TEST(CApi, LogLoadReportAndTuningSettings) {
   std::string all;
   for (const auto& m : logged) all += m + "\n";
   EXPECT_NE(all.find("results.csv:2"), std::string::npos) << all;
+  EXPECT_EQ(report.message_length, std::strlen(message));
+  // Cut to fit, the report still filled: the message names every bad line, and may not fit.
+  gemmtune_load_report cut{};
   char tiny[4];
-  EXPECT_EQ(gemmtune_get_load_report(ctx, &report, tiny, sizeof tiny),
+  EXPECT_EQ(gemmtune_get_load_report(ctx, &cut, tiny, sizeof tiny),
             GEMMTUNE_ERROR_BUFFER_TOO_SMALL);
+  EXPECT_EQ(cut.bad_lines, 1u);
+  EXPECT_EQ(cut.message_length, report.message_length);
+  EXPECT_EQ(std::strlen(tiny), 3u);
 
   EXPECT_EQ(gemmtune_set_numerical_check(ctx, "1e-3_1e-3"), GEMMTUNE_SUCCESS);
   EXPECT_EQ(gemmtune_set_numerical_check(ctx, "strict"), GEMMTUNE_ERROR_INVALID_ARGUMENT);
@@ -208,6 +214,18 @@ TEST(CApi, LogLoadReportAndTuningSettings) {
   bad = o;
   bad.workspace_mb = (size_t{1} << 20) + 1;  // more than 1 TiB
   EXPECT_EQ(gemmtune_create_with_options(&bad, &ctx), GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ctx, nullptr);
+  bad = o;
+  bad.rotating_buffer_mb = std::nan("");  // not "< 0: the default"
+  EXPECT_EQ(gemmtune_create_with_options(&bad, &ctx), GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(ctx, nullptr);
+  // A device the backend lacks is not there, as a GPU on a machine without one.
+  bad = o;
+  bad.device = 1;
+  EXPECT_EQ(gemmtune_create_with_options(&bad, &ctx), GEMMTUNE_ERROR_UNAVAILABLE);
+  EXPECT_NE(std::string(gemmtune_last_error()).find("the CPU backend has one device"),
+            std::string::npos)
+      << gemmtune_last_error();
   EXPECT_EQ(ctx, nullptr);
 }
 

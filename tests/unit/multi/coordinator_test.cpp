@@ -14,7 +14,9 @@
 #include <thread>
 
 #include "db/results_store.hpp"
+#include "drivers/backend_factory.hpp"
 #include "drivers/tune_run.hpp"
+#include "tuner/error.hpp"
 #include "temp_dir.hpp"
 
 namespace gemmtune {
@@ -199,6 +201,22 @@ TEST_F(Coordinator, RefusesAnOutputFromAnotherEnvironment) {
   foreign.entries.push_back({"GemmTunableOp_float_NN", params(8), "Default", 1.0, {}});
   open_results_store(dir_ / "r1.csv")->write(foreign);
   EXPECT_THROW(run(options({8, 16})), ValidatorMismatchError);
+}
+
+// GPUs asked for by number (--devices) where there is none: under --backend auto they were played
+// by CPU workers, quietly, where --device N is refused.
+TEST_F(Coordinator, DevicesUnderAutoWithoutAGpuAreRefused) {
+  if (cuda_available()) GTEST_SKIP() << "a GPU is visible: auto chooses CUDA";
+  TuneOptions o = options({8});
+  o.backend = BackendKind::Auto;
+  try {
+    run(o);
+    FAIL() << "--devices 0,1 under auto ran on the CPU";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA GPU is visible, so --backend auto chose the CPU"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
