@@ -1,10 +1,12 @@
 #include "cli/app.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/exit_codes.hpp"
 #include "tuner/error.hpp"
@@ -47,6 +49,27 @@ std::string variable_behind(const CLI::App& app, std::string_view message, int a
   return {};
 }
 
+// Where a subcommand was expected and a word that names none was typed ("gemmtune lookup x"),
+// what CLI11 says ("A subcommand is required") does not name the word: this does, with the
+// subcommands there are. Empty where that is not the error.
+std::string unknown_subcommand(const CLI::App& app) {
+  const CLI::App* at = &app;
+  std::string path = at->get_name();
+  for (auto parsed = at->get_subcommands(); !parsed.empty(); parsed = at->get_subcommands()) {
+    at = parsed.front();
+    path += " " + at->get_name();
+  }
+  const std::vector<std::string> rest = at->remaining();
+  if (at->get_require_subcommand_min() == 0 || rest.empty() || rest.front().starts_with("-")) {
+    return {};
+  }
+  std::vector<std::string> names;
+  for (const CLI::App* sub : at->get_subcommands({})) names.push_back(sub->get_name());
+  return fmt::format(
+      "{}: unknown subcommand '{}' (there are: {})\nRun with --help for more information.\n", path,
+      rest.front(), fmt::join(names, ", "));
+}
+
 }  // namespace
 
 std::unique_ptr<CLI::App> make_app() {
@@ -77,6 +100,10 @@ int run(int argc, char** argv) {
   } catch (const CLI::Success& e) {  // --help, --version
     return app->exit(e);
   } catch (const CLI::ParseError& e) {
+    if (const std::string unknown = unknown_subcommand(*app); !unknown.empty()) {
+      fmt::print(stderr, "{}", unknown);
+      return to_int(ExitCode::Usage);
+    }
     app->exit(e);
     fmt::print(stderr, "{}", variable_behind(*app, e.what(), argc, argv));
     return to_int(ExitCode::Usage);

@@ -3,12 +3,14 @@
 // --results, else tuned on the spot), reported with micro_perf's metrics as a table on stdout and,
 // when asked, as CSV and JSONL files (rewritten after every case, so an interrupted run keeps
 // what it measured). Progress goes to stderr when it is a terminal. Ctrl-C stops after the case
-// in flight. Exit code 5 (partial) when a row could not be measured or a case was skipped.
+// in flight, a second one at once (exit 130; the files hold the cases finished before). Exit code
+// 5 (partial) when a row could not be measured or a case was skipped.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -36,6 +38,26 @@
 
 namespace gemmtune::cli {
 namespace {
+
+std::atomic<int> g_interrupts{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+// The first Ctrl-C stops after the case in flight, which may take minutes (a large case on the
+// CPU); a second exits at once, as tune and mamf do: the CSV and JSONL files are rewritten whole
+// after each case, so they hold every case finished before.
+void on_interrupt(int) {
+  if (g_interrupts.fetch_add(1) > 0) {
+    static const char msg[] =
+        "\ngemmtune bench: stopped at once (asked twice); the output files hold the cases finished "
+        "before\n";
+    [[maybe_unused]] const auto n = write(STDERR_FILENO, msg, sizeof msg - 1);
+    _exit(130);
+  }
+  bench::request_bench_stop();
+  static const char msg[] =
+      "\ngemmtune bench: stopping after the case in flight (Ctrl-C again to exit at once)\n";
+  [[maybe_unused]] const auto n = write(STDERR_FILENO, msg, sizeof msg - 1);
+}
 
 using namespace gemmtune::bench;
 
@@ -219,7 +241,8 @@ void run_bench_command(BenchCliOptions& cli) {
   fmt::print("{}", format_preamble(report));
   std::fflush(stdout);
   Console console(report, cli, gpu.monitor.get());
-  std::signal(SIGINT, [](int) { request_bench_stop(); });
+  g_interrupts.store(0);
+  std::signal(SIGINT, on_interrupt);
   BenchResult result;
   try {
     result = run_bench(backend, *session.registry, workload.cases, cli.run, report.run.peaks,

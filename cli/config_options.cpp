@@ -29,6 +29,35 @@ CLI::Option* option_for(CLI::App& sub, const std::string& name) {
   return sub.get_option_no_throw("--" + dashed);
 }
 
+// The option `name` of `sub` that a configuration may set; null for none, a positional, or one of
+// the configuration's own options.
+CLI::Option* settable_option(CLI::App& sub, const std::string& name) {
+  if (name.find('.') != std::string::npos) return nullptr;
+  CLI::Option* opt = option_for(sub, name);
+  if (opt == nullptr || opt->get_lnames().empty() ||
+      std::any_of(std::begin(kOwnOptions), std::end(kOwnOptions),
+                  [&](const char* o) { return opt->get_lnames().front() == o; })) {
+    return nullptr;
+  }
+  return opt;
+}
+
+// Whether `key` ("tune.backend") names an option that a configuration can set, of the subcommand
+// its table is named after. default.toml leaves out options with no default worth recording there
+// (an output, a device, a shard); a user's file that sets one has not misspelt it.
+bool names_settable_option(CLI::App& any_command, const std::string& key) {
+  const auto dot = key.find('.');
+  if (dot == std::string::npos) return false;
+  CLI::App* root = &any_command;
+  while (root->get_parent() != nullptr) root = root->get_parent();
+  for (CLI::App* sub : root->get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_name() == key.substr(0, dot)) {
+      return settable_option(*sub, key.substr(dot + 1)) != nullptr;
+    }
+  }
+  return false;
+}
+
 bool is_flag(const CLI::Option& opt) {
   return opt.get_expected_max() == 0;
 }
@@ -134,13 +163,7 @@ void apply_config(CLI::App& sub, const std::string& section, ConfigTree& config)
       throw InputError(fmt::format("{}: {}: configuration keys are written with underscores: {}",
                                    e->origin, e->key, underscored));
     }
-    CLI::Option* opt = name.find('.') == std::string::npos ? option_for(sub, name) : nullptr;
-    if (opt != nullptr &&
-        (opt->get_lnames().empty() ||
-         std::any_of(std::begin(kOwnOptions), std::end(kOwnOptions),
-                     [&](const char* o) { return opt->get_lnames().front() == o; }))) {
-      opt = nullptr;  // a positional, or one of the configuration's own options
-    }
+    CLI::Option* opt = settable_option(sub, name);
     if (opt == nullptr) {
       throw InputError(
           fmt::format("{}: {} names no option of gemmtune {} that a configuration "
@@ -216,8 +239,9 @@ void attach_config(CLI::App& sub, const std::string& section, ConfigChoice& choi
     }
     request.device_name = choice.device_name;
     EffectiveConfig effective = load_effective_config(request);
-    for (const auto& warning : effective.notes.warnings) {
-      fmt::print(stderr, "gemmtune: warning: {}\n", warning);
+    for (std::size_t i = 0; i < effective.notes.warnings.size(); ++i) {
+      if (names_settable_option(*app, effective.notes.added[i])) continue;
+      fmt::print(stderr, "gemmtune: warning: {}\n", effective.notes.warnings[i]);
     }
     if (choice.show || (hooks.verbose && hooks.verbose())) {
       for (const auto& change : effective.notes.changes) {

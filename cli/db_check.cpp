@@ -112,8 +112,9 @@ void run_db_check(const DbCheckOptions& options) {
     fmt::print("{} ({}), environment {} of {}: {} entries\n\n{}\n", loaded.path.string(),
                loaded.kind, ++index, loaded.tables.size(), table.entries.size(),
                format_entries(table));
-    const Comparison comparison = compare_environments(table.environment, reference.environment,
-                                                       {.strict_keys = options.strict_keys});
+    Comparison comparison = compare_environments(table.environment, reference.environment,
+                                                 {.strict_keys = options.strict_keys});
+    if (!options.against.empty()) comparison.compared_with = options.against;
     if (options.resolve) {
       SearchOptions limits;
       limits.max_workspace_bytes = workspace_bytes(static_cast<double>(options.workspace_mb));

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 
 #include "cli/app.hpp"
@@ -113,8 +114,9 @@ void run_db_merge(const DbMergeOptions& options) {
   // output's other environments are left as they are.
   const bool database = results_store_kind(options.output) == "sqlite";
   if (inputs.empty()) {
-    fmt::print("nothing to merge: the inputs hold no results; {} was left as it was\n",
-               options.output);
+    std::error_code ec;
+    fmt::print("nothing to merge: the inputs hold no results; {} was {}\n", options.output,
+               std::filesystem::exists(options.output, ec) ? "left as it was" : "not made");
     if (skipped_lines > 0) {
       throw ExitWith(ExitCode::Partial,
                      fmt::format("{} bad input line(s) skipped (printed above)", skipped_lines));

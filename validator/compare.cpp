@@ -31,7 +31,9 @@ bool Comparison::is_mismatch(const KeyComparison& key) const {
   return policy.strict_keys && key.status != KeyStatus::Match;
 }
 
-bool Comparison::matches() const { return mismatch_count() == 0; }
+bool Comparison::matches() const {
+  return mismatch_count() == 0;
+}
 
 std::size_t Comparison::mismatch_count() const {
   return static_cast<std::size_t>(
@@ -40,20 +42,22 @@ std::size_t Comparison::mismatch_count() const {
 
 namespace {
 
-std::string describe(const KeyComparison& k, bool strict) {
+std::string describe(const KeyComparison& k, bool strict, std::string_view current) {
   switch (k.status) {
     case KeyStatus::Match:
       return fmt::format("{} = {}", k.key, *k.recorded);
     case KeyStatus::Differs:
-      return fmt::format("{}: file has '{}', current has '{}'", k.key, *k.recorded, *k.current);
+      return fmt::format("{}: file has '{}', {} has '{}'", k.key, *k.recorded, current, *k.current);
     case KeyStatus::OnlyRecorded:
       // Under strict keys such a key refuses the file: "not checked" would contradict the tag.
-      return strict ? fmt::format("{} = {} (recorded in the file; current lacks it)", k.key,
-                                  *k.recorded)
-                    : fmt::format("{} = {} (recorded in the file; not known here, so not checked)",
-                                  k.key, *k.recorded);
+      return strict ? fmt::format("{} = {} (recorded in the file; {} lacks it)", k.key, *k.recorded,
+                                  current)
+                    : fmt::format("{} = {} (recorded in the file; {}, so not checked)", k.key,
+                                  *k.recorded,
+                                  current == "current" ? std::string("not known here")
+                                                       : fmt::format("{} lacks it", current));
     case KeyStatus::OnlyCurrent:
-      return fmt::format("{}: not recorded in the file (current has '{}')", k.key, *k.current);
+      return fmt::format("{}: not recorded in the file ({} has '{}')", k.key, current, *k.current);
   }
   return k.key;
 }
@@ -63,10 +67,10 @@ std::string describe(const KeyComparison& k, bool strict) {
 std::string Comparison::explain() const {
   std::string out;
   for (const auto& k : keys) {
-    std::string_view tag = is_mismatch(k)                   ? "MISMATCH"
-                           : k.status == KeyStatus::Match   ? "ok"
-                                                            : "unchecked";
-    out += fmt::format("  {:<10}{}\n", tag, describe(k, policy.strict_keys));
+    std::string_view tag = is_mismatch(k)                 ? "MISMATCH"
+                           : k.status == KeyStatus::Match ? "ok"
+                                                          : "unchecked";
+    out += fmt::format("  {:<10}{}\n", tag, describe(k, policy.strict_keys, compared_with));
   }
   return out;
 }
@@ -74,7 +78,8 @@ std::string Comparison::explain() const {
 std::string Comparison::explain_mismatches() const {
   std::string out;
   for (const auto& k : keys) {
-    if (is_mismatch(k)) out += fmt::format("  {}\n", describe(k, policy.strict_keys));
+    if (is_mismatch(k))
+      out += fmt::format("  {}\n", describe(k, policy.strict_keys, compared_with));
   }
   return out;
 }

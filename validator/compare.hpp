@@ -9,8 +9,8 @@
 #pragma once
 
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tuner/environment.hpp"
@@ -33,6 +33,9 @@ struct ValidationPolicy {
 struct Comparison {
   std::vector<KeyComparison> keys;  // recorded keys in file order, then keys only current has
   ValidationPolicy policy;
+  // What explain() calls the side compared with: this machine by default, another file's name
+  // where the comparison is with that file.
+  std::string compared_with = "current";
 
   bool is_mismatch(const KeyComparison& key) const;
   bool matches() const;

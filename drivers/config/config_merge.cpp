@@ -29,6 +29,7 @@ void merge_layer(ConfigTree& base, const ConfigTree& layer, MergeNotes& notes) {
     if (!old) {
       notes.warnings.push_back(fmt::format("{}: {} is not in {}; added (check the spelling)",
                                            e.origin, e.key, base_origins));
+      notes.added.push_back(e.key);
     } else if (same_value(old->value, e.value)) {
       throw InputError(fmt::format("{}: {} = {} is the same as in {}; remove it", e.origin, e.key,
                                    to_toml(e.value), old->origin));

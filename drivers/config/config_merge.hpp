@@ -20,6 +20,7 @@ namespace gemmtune {
 
 struct MergeNotes {
   std::vector<std::string> warnings;  // keys the base lacks, added
+  std::vector<std::string> added;     // those keys, in the same order
   std::vector<std::string> changes;   // "tune.max_tuning_iterations: 100 → 200 (my.toml)"
 };
 

@@ -45,6 +45,26 @@ TEST(Compare, KeysOnOneSideAreReportedButDoNotRefuse) {
       << text;
 }
 
+// Compared with another file (db check --against), the other side is that file, not this machine.
+TEST(Compare, TheOtherSideIsNamedWhereItIsAFile) {
+  Environment other{{"GEMMTUNE_VERSION", "0.1.0"},
+                    {"GPU_NAME", "NVIDIA H100 80GB HBM3"},
+                    {"GEMMTUNE_BACKEND", "cuda"}};
+  auto c = compare_environments(kRecorded, other);
+  c.compared_with = "b.csv";
+  const std::string text = c.explain();
+  EXPECT_NE(text.find("GPU_NAME: file has 'NVIDIA H200', b.csv has 'NVIDIA H100 80GB HBM3'"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("PT_VERSION = 2.11.0 (recorded in the file; b.csv lacks it, so not checked)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("GEMMTUNE_BACKEND: not recorded in the file (b.csv has 'cuda')"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("current"), std::string::npos) << text;
+}
+
 TEST(Compare, StrictKeysRefuseDifferentKeySets) {
   const Environment current{{"PT_VERSION", "2.11.0"}, {"CUBLASLT_VERSION", "130100"}};
   const Environment recorded{{"PT_VERSION", "2.11.0"}};
