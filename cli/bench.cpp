@@ -40,23 +40,54 @@ namespace gemmtune::cli {
 namespace {
 
 std::atomic<int> g_interrupts{0};
+// Whether the output files are being written, so that a second Ctrl-C waits for them: Idle, then
+// Writing; ExitWhenWritten where it came meanwhile; Exiting once the handler exits.
+enum Phase : int { Idle, Writing, ExitWhenWritten, Exiting };
+std::atomic<int> g_phase{Idle};
 static_assert(std::atomic<int>::is_always_lock_free);
+
+constexpr char kStoppedAtOnce[] =
+    "\ngemmtune bench: stopped at once (asked twice); the output files hold the cases finished "
+    "before\n";
+
+[[noreturn]] void exit_at_once() {
+  [[maybe_unused]] const auto n = write(STDERR_FILENO, kStoppedAtOnce, sizeof kStoppedAtOnce - 1);
+  _exit(130);
+}
 
 // The first Ctrl-C stops after the case in flight, which may take minutes (a large case on the
 // CPU); a second exits at once, as tune and mamf do: the CSV and JSONL files are rewritten whole
-// after each case, so they hold every case finished before.
+// after each case, so they hold every case finished before, and a second Ctrl-C that comes while
+// they are written exits once they are (not between the CSV and its run record).
 void on_interrupt(int) {
   if (g_interrupts.fetch_add(1) > 0) {
-    static const char msg[] =
-        "\ngemmtune bench: stopped at once (asked twice); the output files hold the cases finished "
-        "before\n";
-    [[maybe_unused]] const auto n = write(STDERR_FILENO, msg, sizeof msg - 1);
-    _exit(130);
+    int idle = Idle;
+    if (g_phase.compare_exchange_strong(idle, Exiting)) exit_at_once();
+    int writing = Writing;
+    g_phase.compare_exchange_strong(writing, ExitWhenWritten);
+    return;
   }
   bench::request_bench_stop();
   static const char msg[] =
       "\ngemmtune bench: stopping after the case in flight (Ctrl-C again to exit at once)\n";
   [[maybe_unused]] const auto n = write(STDERR_FILENO, msg, sizeof msg - 1);
+}
+
+// write_report_files, which a second Ctrl-C does not cut short.
+void write_report_files_whole(const bench::BenchReport& report, const std::string& csv,
+                              const std::string& jsonl) {
+  int idle = Idle;
+  if (!g_phase.compare_exchange_strong(idle, Writing)) {
+    for (;;) ::pause();  // the handler is exiting
+  }
+  try {
+    bench::write_report_files(report, csv, jsonl);
+  } catch (...) {
+    g_phase.store(Idle);  // a second Ctrl-C that came meanwhile is answered by the error's exit
+    throw;
+  }
+  int writing = Writing;
+  if (!g_phase.compare_exchange_strong(writing, Idle)) exit_at_once();
 }
 
 using namespace gemmtune::bench;
@@ -135,7 +166,7 @@ class Console final : public BenchObserver {
   void on_rows(const BenchResult& so_far) override {
     measuring(false);
     report_.result = so_far;
-    write_report_files(report_, cli_.output_csv, cli_.output_jsonl);
+    write_report_files_whole(report_, cli_.output_csv, cli_.output_jsonl);
   }
   void on_note(const std::string& note) override {
     clear();
@@ -242,6 +273,7 @@ void run_bench_command(BenchCliOptions& cli) {
   std::fflush(stdout);
   Console console(report, cli, gpu.monitor.get());
   g_interrupts.store(0);
+  g_phase.store(Idle);
   std::signal(SIGINT, on_interrupt);
   BenchResult result;
   try {
@@ -252,7 +284,6 @@ void run_bench_command(BenchCliOptions& cli) {
     console.clear();
     throw;
   }
-  std::signal(SIGINT, SIG_DFL);
   console.clear();
   report.result = std::move(result);
   report.run.ended_at = now_utc();
@@ -263,7 +294,14 @@ void run_bench_command(BenchCliOptions& cli) {
         {"gpu monitor", monitor::format_monitor_summary(summary),
          nlohmann::ordered_json::parse(monitor::format_monitor_json(summary))});
   }
-  write_report_files(report, cli.output_csv, cli.output_jsonl);
+  try {
+    write_report_files_whole(report, cli.output_csv, cli.output_jsonl);
+  } catch (...) {
+    std::signal(SIGINT, SIG_DFL);
+    throw;
+  }
+  // Only now: a Ctrl-C while the last files are written must not cut them short.
+  std::signal(SIGINT, SIG_DFL);
 
   fmt::print("\n{}", format_table(report.result));
   const std::string sections = format_sections(report);

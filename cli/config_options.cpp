@@ -29,12 +29,14 @@ CLI::Option* option_for(CLI::App& sub, const std::string& name) {
   return sub.get_option_no_throw("--" + dashed);
 }
 
-// The option `name` of `sub` that a configuration may set; null for none, a positional, or one of
-// the configuration's own options.
+// The option `name` of `sub` that a configuration may set; null for none, a positional, a hidden
+// option, --help, or one of the configuration's own options.
 CLI::Option* settable_option(CLI::App& sub, const std::string& name) {
   if (name.find('.') != std::string::npos) return nullptr;
   CLI::Option* opt = option_for(sub, name);
-  if (opt == nullptr || opt->get_lnames().empty() ||
+  // Hidden options (a worker's --worker) and --help are the program's, not settings.
+  if (opt == nullptr || opt->get_lnames().empty() || opt->get_group().empty() ||
+      opt == sub.get_help_ptr() || opt == sub.get_help_all_ptr() ||
       std::any_of(std::begin(kOwnOptions), std::end(kOwnOptions),
                   [&](const char* o) { return opt->get_lnames().front() == o; })) {
     return nullptr;
@@ -47,7 +49,8 @@ CLI::Option* settable_option(CLI::App& sub, const std::string& name) {
 // (an output, a device, a shard); a user's file that sets one has not misspelt it.
 bool names_settable_option(CLI::App& any_command, const std::string& key) {
   const auto dot = key.find('.');
-  if (dot == std::string::npos) return false;
+  // A dashed key is refused where its table applies (keys are written with underscores).
+  if (dot == std::string::npos || key.find('-') != std::string::npos) return false;
   CLI::App* root = &any_command;
   while (root->get_parent() != nullptr) root = root->get_parent();
   for (CLI::App* sub : root->get_subcommands([](CLI::App*) { return true; })) {

@@ -44,9 +44,9 @@ void check_output(const DbConvertOptions& o) {
   std::error_code ec;
   if (!o.force && std::filesystem::exists(o.output, ec)) {
     throw InputError(fmt::format(
-        "{} exists and would be replaced; `gemmtune db merge {} {} {}` adds to it, --force "
+        "{} exists{} and would be replaced; `gemmtune db merge {} {} {}` adds to it, --force "
         "replaces it",
-        o.output, o.output, o.output, o.input));
+        o.output, empty_file_hint(o.output), o.output, o.output, o.input));
   }
 }
 

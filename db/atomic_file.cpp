@@ -358,29 +358,46 @@ Placed place_unless_there(const std::filesystem::path& temp, const std::filesyst
   if (errno == EEXIST) return {false, true};
   if (!unsupported_here(errno)) fail_errno("rename", named, temp);
   ::unlink(temp.c_str());
-  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
-  if (fd.get() < 0) {
-    if (errno == EEXIST) return {false, false};
-    fail_errno("open", named);
+  for (Attempts attempts(named);; attempts.next()) {
+    Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+    if (fd.get() < 0) {
+      if (errno == EEXIST) return {false, false};
+      fail_errno("open", named);
+    }
+    (void)lock_for_append(fd.get(), path);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) fail_errno("fstat", named);
+    if (st.st_size != 0) return {false, false};
+    if (!still_named(fd.get(), path)) {
+      // Replaced by another writer's file, which stays; or removed, and still to be made.
+      struct stat there {};
+      if (::lstat(path.c_str(), &there) == 0 || errno != ENOENT) return {false, false};
+      continue;
+    }
+    try {
+      write_all(fd.get(), content, named, {});
+      if (::fsync(fd.get()) != 0) fail_errno("fsync", named);
+    } catch (...) {
+      // Emptied, not removed: an empty file holds nothing, and the next writer starts it afresh,
+      // while a name removed here could by then be another writer's file.
+      if (::ftruncate(fd.get(), 0) == 0) (void)::fsync(fd.get());
+      throw;
+    }
+    fd.close_checked(named);
+    return {true, false};
   }
-  (void)lock_for_append(fd.get(), path);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) fail_errno("fstat", named);
-  if (st.st_size != 0 || !still_named(fd.get(), path)) return {false, false};
-  try {
-    write_all(fd.get(), content, named, {});
-    if (::fsync(fd.get()) != 0) fail_errno("fsync", named);
-  } catch (...) {
-    // Emptied, not removed: an empty file holds nothing, and the next writer starts it afresh,
-    // while a name removed here could by then be another writer's file.
-    (void)::ftruncate(fd.get(), 0);
-    throw;
-  }
-  fd.close_checked(named);
-  return {true, false};
 }
 
 }  // namespace
+
+std::string empty_file_hint(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec) || std::filesystem::file_size(path, ec) != 0 ||
+      ec) {
+    return {};
+  }
+  return " (it is empty: left by a write that failed or was cut short? remove it)";
+}
 
 bool create_file_atomically(const std::filesystem::path& named, std::string_view content) {
   // link(2) does not follow a symbolic link at its new name: through one that points to no file

@@ -101,6 +101,11 @@ bool append_lines_if_same(const std::filesystem::path& path, std::string_view li
 // left so by a writer killed mid-write (a failed write empties the file instead).
 bool create_file_atomically(const std::filesystem::path& path, std::string_view content);
 
+// For refusals of a file that exists: " (it is empty: ...)" where `path` is an empty regular file,
+// which a creation that failed or was killed on a file system without hard links leaves (see
+// create_file_atomically); "" otherwise.
+std::string empty_file_hint(const std::filesystem::path& path);
+
 // The lock append_durably takes, on a file open on `fd` (its path for messages), for other files
 // read and rewritten under flock(2): waits up to 30 s for the process that holds it (then
 // InputError naming the file); false where the file system has no locks.

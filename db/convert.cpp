@@ -83,8 +83,8 @@ void remove_side_files(const std::filesystem::path& database) {
 // without its -wal file, if the crash comes just before the rename).
 [[noreturn]] void refuse_existing(const std::filesystem::path& to) {
   throw InputError(fmt::format(
-      "{} exists (made while the source was read?) and is not replaced; --force replaces it",
-      to.string()));
+      "{} exists (made while the source was read?){} and is not replaced; --force replaces it",
+      to.string(), empty_file_hint(to)));
 }
 
 // Puts the built database `temp` at `to`, where nothing is: created with link(2), which fails

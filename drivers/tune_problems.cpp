@@ -1,5 +1,6 @@
 #include "drivers/tune_problems.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include <filesystem>
 
 #include "db/atomic_file.hpp"
+#include "db/line_end.hpp"
 #include "tuner/error.hpp"
 #include "validator/compare.hpp"
 
@@ -57,6 +59,18 @@ void require_appendable(const std::filesystem::path& path) {
   }
 }
 
+namespace {
+
+bool file_ends_mid_line(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool cut = ends_mid_line(fd);
+  ::close(fd);
+  return cut;
+}
+
+}  // namespace
+
 void add_tuned_signatures(ResultsStore& store, const Environment& environment, SignatureSet& done,
                           Diagnostics* warnings) {
   // Before any tuning: a result measured and then refused at its first save is work thrown away.
@@ -92,9 +106,14 @@ void add_tuned_signatures(ResultsStore& store, const Environment& environment, S
           compare_environments(table.environment, environment, {.strict_keys = true});
       throw ValidatorMismatchError(fmt::format(
           "{} holds results measured in another environment; a CSV file holds one environment, "
-          "so nothing was measured. Write to another file or to a SQLite database (.db). "
+          "so nothing was measured. Write to another file or to a SQLite database (.db).{} "
           "Validators:\n{}",
-          store.path().string(), comparison.explain()));
+          store.path().string(),
+          table.entries.empty() && file_ends_mid_line(store.path())
+              ? " It holds no results and ends mid-line: a creation cut short (a writer killed "
+                "while it wrote the header, on a file system without hard links)? Then remove it."
+              : "",
+          comparison.explain()));
     }
   }
 }

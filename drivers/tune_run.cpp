@@ -1,6 +1,7 @@
 #include "drivers/tune_run.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <atomic>
 #include <chrono>
@@ -231,9 +232,11 @@ TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneO
     // GPUs asked for by number where there is none would be played by CPU workers, quietly.
     if (options.backend == BackendKind::Auto &&
         resolve_backend_kind(options.backend) == BackendKind::Cpu) {
-      throw InputError(
-          "--devices: no CUDA GPU is visible, so --backend auto chose the CPU, which has one "
-          "device; give --workers N to tune with N CPU worker processes");
+      throw InputError(fmt::format(
+          "devices {}: no CUDA GPU is visible, so --backend auto chose the CPU, which has one "
+          "device; give --workers N to tune with N CPU worker processes, or --backend cpu to "
+          "play these devices on the CPU",
+          fmt::join(options.devices, ",")));
     }
     // Before any worker starts: each would fail on a misspelt provider and be restarted in vain.
     const BackendProviders providers = providers_of(options.backend);

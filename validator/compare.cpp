@@ -42,7 +42,8 @@ std::size_t Comparison::mismatch_count() const {
 
 namespace {
 
-std::string describe(const KeyComparison& k, bool strict, std::string_view current) {
+std::string describe(const KeyComparison& k, bool strict, std::string_view other_file) {
+  const std::string_view current = other_file.empty() ? "current" : other_file;
   switch (k.status) {
     case KeyStatus::Match:
       return fmt::format("{} = {}", k.key, *k.recorded);
@@ -54,8 +55,8 @@ std::string describe(const KeyComparison& k, bool strict, std::string_view curre
                                   current)
                     : fmt::format("{} = {} (recorded in the file; {}, so not checked)", k.key,
                                   *k.recorded,
-                                  current == "current" ? std::string("not known here")
-                                                       : fmt::format("{} lacks it", current));
+                                  other_file.empty() ? std::string("not known here")
+                                                     : fmt::format("{} lacks it", other_file));
     case KeyStatus::OnlyCurrent:
       return fmt::format("{}: not recorded in the file ({} has '{}')", k.key, current, *k.current);
   }

@@ -33,9 +33,9 @@ struct ValidationPolicy {
 struct Comparison {
   std::vector<KeyComparison> keys;  // recorded keys in file order, then keys only current has
   ValidationPolicy policy;
-  // What explain() calls the side compared with: this machine by default, another file's name
-  // where the comparison is with that file.
-  std::string compared_with = "current";
+  // What explain() calls the side compared with: empty for this machine ("current"), another
+  // file's name where the comparison is with that file.
+  std::string compared_with;
 
   bool is_mismatch(const KeyComparison& key) const;
   bool matches() const;

@@ -13,6 +13,8 @@
  * Every function returns a status; on failure gemmtune_last_error() describes the last failure of
  * the calling thread (valid until that thread's next failing call). Strings passed in are copied.
  * Thread safety: as the C++ Context — one context may be used from several threads at once.
+ * Compatibility: the libraries are static and 0.x; structs may grow (at their end) between
+ * versions, so build against the header of the library you link.
  */
 #ifndef GEMMTUNE_H
 #define GEMMTUNE_H

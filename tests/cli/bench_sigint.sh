@@ -6,6 +6,8 @@
 set -u
 gt=$1; dir=$2
 rm -rf "$dir"; mkdir -p "$dir"
+pid=
+trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null' EXIT  # no bench left running on a failure
 fail() { echo "FAIL: $*"; for f in "$dir"/*; do echo "--- $f"; cat "$f"; done; exit 1; }
 # A small case first, so that the CSV has a row; then cases that take a second or more each (bfloat16
 # Default on the CPU is a plain loop).
@@ -15,9 +17,9 @@ cat >"$dir/w.json" <<'JSON'
   "iterations": 50,
   "input_shape_list": [
     [[16, 16], [16, 16]],
-    [[384, 384], [384, 384]],
-    [[384, 384], [384, 384]],
-    [[384, 384], [384, 384]]
+    [[256, 256], [256, 256]],
+    [[256, 256], [256, 256]],
+    [[256, 256], [256, 256]]
   ],
   "dtype": ["bfloat16"]
 }
@@ -46,6 +48,7 @@ pid=$!
 wait_for_rows "$dir/once.csv" 3 || fail "no rows appeared"
 interrupt $pid "$dir/once.stderr" || fail "no message on stderr"
 wait $pid; rc=$?
+pid=
 [ $rc = 5 ] || fail "one SIGINT: exit code $rc, expected 5"
 
 # Two SIGINTs: out at once.
@@ -62,4 +65,5 @@ ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ $ms -lt 3000 ] || fail "two SIGINTs took $ms ms to exit"
 grep -q "stopped at once" "$dir/twice.stderr" || fail "no 'stopped at once' on stderr"
 [ "$(rows "$dir/twice.csv")" -ge "$before" ] || fail "the CSV lost rows"
+pid=
 echo ok

@@ -7,9 +7,9 @@
  * GEMMTUNE_SHIM_LOG names, if set: a test then knows which way the file was made.
  *
  * Another writer, where GEMMTUNE_SHIM_INTERLOPER_FILE names a file: the first flock(2) on that
- * file first appends "interloper\n" to it (GEMMTUNE_SHIM_INTERLOPER=append) or renames a file
- * holding that over it (=replace), as a second process could between a file's creation and its
- * lock; the variable is then unset, so that this happens once. */
+ * file first appends "interloper\n" to it (GEMMTUNE_SHIM_INTERLOPER=append), renames a file
+ * holding that over it (=replace) or removes it (=remove), as a second process could between a
+ * file's creation and its lock; the variable is then unset, so that this happens once. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -75,7 +75,9 @@ int fsync(int fd) {
 }
 
 static void interlope(const char* path, const char* how) {
-  if (strcmp(how, "replace") == 0) {
+  if (strcmp(how, "remove") == 0) {
+    if (unlink(path) != 0) abort();
+  } else if (strcmp(how, "replace") == 0) {
     char other[PATH_MAX];
     snprintf(other, sizeof other, "%s.interloper", path);
     const int fd = open(other, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -76,5 +76,14 @@ TEST_F(NoHardLinks, AFileRenamedOverBeforeTheLockIsLeftToItsWriter) {
   EXPECT_EQ(files_in_dir(), 1u);
 }
 
+// One that removed it (a user's rm, say) leaves the name free: the file is made again, not
+// reported as there.
+TEST_F(NoHardLinks, AFileRemovedBeforeTheLockIsMadeAgain) {
+  const auto path = dir / "r.csv";
+  interloper(path, "remove");
+  EXPECT_TRUE(create_file_atomically(path, "ours\n"));
+  EXPECT_EQ(read_text(path), "ours\n");
+}
+
 }  // namespace
 }  // namespace gemmtune::testing

@@ -16,8 +16,8 @@
 #include "db/results_store.hpp"
 #include "drivers/backend_factory.hpp"
 #include "drivers/tune_run.hpp"
-#include "tuner/error.hpp"
 #include "temp_dir.hpp"
+#include "tuner/error.hpp"
 
 namespace gemmtune {
 namespace {
@@ -211,9 +211,10 @@ TEST_F(Coordinator, DevicesUnderAutoWithoutAGpuAreRefused) {
   o.backend = BackendKind::Auto;
   try {
     run(o);
-    FAIL() << "--devices 0,1 under auto ran on the CPU";
+    FAIL() << "devices 0,1 under auto ran on the CPU";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("no CUDA GPU is visible, so --backend auto chose the CPU"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "devices 0,1: no CUDA GPU is visible, so --backend auto chose the CPU"),
               std::string::npos)
         << e.what();
   }
