@@ -60,7 +60,8 @@ std::string unknown_subcommand(const CLI::App& app) {
     path += " " + at->get_name();
   }
   const std::vector<std::string> rest = at->remaining();
-  if (at->get_require_subcommand_min() == 0 || rest.empty() || rest.front().starts_with("-")) {
+  if (at->get_require_subcommand_min() == 0 || rest.empty() || rest.front().empty() ||
+      rest.front().starts_with("-")) {
     return {};
   }
   std::vector<std::string> names;
