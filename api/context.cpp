@@ -84,7 +84,7 @@ Lookup Context::lookup(const Problem& problem) const {
 }
 
 void Context::add_provider(std::shared_ptr<SolutionProvider> provider) {
-  impl_->session.registry->add(std::move(provider));
+  impl_->add_provider(std::move(provider));
   const api::ContextLock lock(impl_->writer);
   impl_->tables.rebuild();
 }

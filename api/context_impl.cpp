@@ -3,8 +3,10 @@
 // api/lookup_table.hpp for the hot path.
 #include "api/context_impl.hpp"
 
+#include <algorithm>
 #include <future>
 #include <optional>
+#include <stdexcept>
 
 #include "api/call_checks.hpp"
 #include "api/problem_key.hpp"
@@ -23,8 +25,11 @@ Context::Impl::Impl(Options o) : options(std::move(o)), log(options.log, flags) 
   // The application's thread stays on its own device; what needs ours holds make_current().
   session =
       open_backend(parse_backend_kind(options.backend), options.device, CurrentDevice::Callers);
-  for (const auto& provider : options.providers) session.registry->add(provider);
   backend_name = session.backend->properties().backend;
+  for (const auto& provider : session.registry->providers_for(backend_name)) {
+    own_providers.emplace_back(provider->name());
+  }
+  for (const auto& provider : options.providers) add_provider(provider);
   environment = collect_environment(*session.backend);
   results.set_environment(environment);
   // Default is rebuilt under the limits a tuning here has: the same heuristic pick it measured.
@@ -42,6 +47,23 @@ Context::Impl::Impl(Options o) : options(std::move(o)), log(options.log, flags) 
         recorder.path(), options.enabled, options.tuning, options.record_untuned));
   }
   load(results.path());
+}
+
+void Context::Impl::add_provider(std::shared_ptr<SolutionProvider> provider) {
+  if (provider == nullptr) throw std::invalid_argument("a null SolutionProvider cannot be added");
+  const std::string name(provider->name());
+  if (provider->backend() == backend_name &&
+      std::find(own_providers.begin(), own_providers.end(), name) != own_providers.end()) {
+    log(
+        fmt::format("provider '{}' replaces gemmtune's own {} provider of that name and its "
+                    "solutions (Default too, where that one gave it: then yours must); give yours "
+                    "another name to add to them instead",
+                    name, backend_name));
+  } else if (provider->backend() != backend_name) {
+    log(fmt::format("provider '{}' is for backend '{}'; this Context runs '{}', so it is not used",
+                    name, provider->backend(), backend_name));
+  }
+  session.registry->add(std::move(provider));
 }
 
 Context::Impl::~Impl() {

@@ -48,6 +48,11 @@ struct Context::Impl {
   void maybe_record(api::Entry& e, unsigned f);  // writer held
   void say_kept_in_memory(const Problem& p);     // writer held
   TunerOptions tuner_options() const;
+  // Registers an application's provider (null: std::invalid_argument). One named as one of
+  // gemmtune's own providers of this backend replaces it, Default with it where that is the one
+  // (tests count Default's runs so), which is logged: by mistake, it leaves every GEMM without
+  // Default. One for another backend is logged as unused.
+  void add_provider(std::shared_ptr<SolutionProvider> provider);
   LoadReport load(const std::string& path);
   void write(const std::string& path);
   bool verbose() const { return log.verbose(); }
@@ -62,7 +67,8 @@ struct Context::Impl {
 
   BackendSession session;
   std::string backend_name;
-  Environment environment;  // this machine's validators
+  std::vector<std::string> own_providers;  // gemmtune's, of this backend
+  Environment environment;                 // this machine's validators
   std::unique_ptr<api::Dispatcher> dispatch;
 
   // Guarded by `writer`: the tables and entries (readers use them without it), the results

@@ -56,12 +56,15 @@ struct RunStatus {
 class Solution {
  public:
   virtual ~Solution() = default;
-  // Stable across runs and versions; what a results file stores. "Default" is the library's
-  // default call and the numerical reference.
+  // Stable across runs and versions, unique, without a comma or control character (a tuning
+  // fails a candidate whose name a results line cannot hold); what a results file stores.
+  // "Default" is the library's default call and the numerical reference.
   virtual const std::string& name() const = 0;
   virtual Support supports(const Problem& problem) const = 0;
   virtual std::size_t workspace_bytes(const Problem&) const { return 0; }
-  // Enqueues the GEMM on `stream` (nullptr on the CPU) and returns without waiting.
+  // Enqueues the GEMM on `stream` (nullptr on the CPU) and returns without waiting. As in BLAS,
+  // alpha = 0 reads no product and beta = 0 reads no C. The tuner checks a candidate with
+  // alpha = 1 and beta = 0 only: other values are the solution's to get right.
   virtual RunStatus run(const Problem& problem, const Operands& operands, void* stream) = 0;
 };
 

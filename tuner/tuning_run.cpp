@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -14,6 +15,18 @@ namespace {
 
 double mib(std::size_t bytes) {
   return static_cast<double>(bytes) / (1024.0 * 1024.0);
+}
+
+// Why a solution's name cannot be written into a results line; none where it can.
+std::optional<std::string> unwritable_name(std::string_view name) {
+  if (name.empty()) return "its name is empty, which a results file cannot hold";
+  for (const char ch : name) {
+    if (ch == ',' || static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) {
+      return std::string(
+          "its name holds a comma or a control character, which a results line cannot hold");
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -64,6 +77,15 @@ bool TuningRun::drop_unsupported() {
     if (!names.insert(c.report.solution).second) {
       c.report.disposition = Disposition::Failed;
       c.report.reason = "another candidate has the same name";
+      c.is_default = false;
+      finish(c);
+      continue;
+    }
+    // A results line is OP,PARAMS,SOLUTION,TIME: a name with a comma or a line break would make
+    // the winner's line unreadable, and the problem be tuned again on every run.
+    if (const auto bad = unwritable_name(c.report.solution)) {
+      c.report.disposition = Disposition::Failed;
+      c.report.reason = *bad;
       c.is_default = false;
       finish(c);
       continue;

@@ -14,8 +14,8 @@
 // consulted although nothing was loaded.
 #include <atomic>
 #include <cstdio>
-#include <string>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gemmtune/gemmtune.hpp"
@@ -36,8 +36,7 @@ class MyColumnKernel final : public gemmtune::Solution {
     }
     return gemmtune::Support::yes();
   }
-  gemmtune::RunStatus run(const gemmtune::Problem& p, const gemmtune::Operands& o,
-                          void*) override {
+  gemmtune::RunStatus run(const gemmtune::Problem& p, const gemmtune::Operands& o, void*) override {
     ++g_my_kernel_runs;
     const auto* a = static_cast<const float*>(o.a);
     const auto* b = static_cast<const float*>(o.b);
@@ -46,6 +45,7 @@ class MyColumnKernel final : public gemmtune::Solution {
     for (std::int64_t j = 0; j < p.n; ++j) {
       float* cj = c + j * p.ldc;
       for (std::int64_t i = 0; i < p.m; ++i) cj[i] = beta == 0 ? 0.f : beta * cj[i];
+      if (alpha == 0) continue;  // as BLAS: no product is read, NaN in A or B included
       for (std::int64_t l = 0; l < p.k; ++l) {
         const float s = alpha * b[l + j * p.ldb];
         const float* al = a + l * p.lda;
@@ -96,9 +96,9 @@ int main(int argc, char** argv) {
   int failures = 0;
   // 1. Online tuning: the kernel competes with the built-in solutions for each new problem.
   for (const std::int64_t size : {16, 160}) {
-    const auto p = gemmtune::Problem::make(gemmtune::OpKind::Gemm, gemmtune::DType::Float32,
-                                           gemmtune::Transpose::N, gemmtune::Transpose::N, size,
-                                           size, size);
+    const auto p =
+        gemmtune::Problem::make(gemmtune::OpKind::Gemm, gemmtune::DType::Float32,
+                                gemmtune::Transpose::N, gemmtune::Transpose::N, size, size, size);
     std::vector<float> a(static_cast<std::size_t>(size * size), 0.5f), b = a, c(a.size());
     const int before = g_my_kernel_runs.load();
     for (int call = 0; call < 3; ++call) {  // the first call tunes; the others dispatch
@@ -113,12 +113,13 @@ int main(int argc, char** argv) {
 
   // 2. Dispatch: a results line naming the kernel (from an earlier run, another machine of the
   // same kind, or a person's choice) makes every call of that problem run it.
-  const auto p = gemmtune::Problem::make(gemmtune::OpKind::Gemm, gemmtune::DType::Float32,
-                                         gemmtune::Transpose::N, gemmtune::Transpose::N, 96, 96,
-                                         96);
+  const auto p =
+      gemmtune::Problem::make(gemmtune::OpKind::Gemm, gemmtune::DType::Float32,
+                              gemmtune::Transpose::N, gemmtune::Transpose::N, 96, 96, 96);
   {
     std::string text;
-    for (const auto& [key, value] : ctx.validators()) text += "Validator," + key + "," + value + "\n";
+    for (const auto& [key, value] : ctx.validators())
+      text += "Validator," + key + "," + value + "\n";
     text += p.op_signature() + "," + p.params_signature() + ",MyApp_ColumnKernel,0.05\n";
     std::FILE* f = std::fopen("custom_provider_pinned.csv", "w");
     if (f == nullptr) return 1;

@@ -200,6 +200,38 @@ TEST_F(Dispatch, ANullProviderAHugeWorkspaceOrAnUnknownCheckIsAnInvalidArgument)
   EXPECT_TRUE(g.run(ctx).ok);  // the Context goes on as it was
 }
 
+// What an application's provider does that it may not mean is said: one named as gemmtune's own
+// replaces it (these tests' counting "cpu" provider does so on purpose, and takes Default with it),
+// and one for another backend is never used.
+TEST_F(Dispatch, AProviderThatReplacesOrIsNotUsedIsLogged) {
+  Options o = test_options(dir, counts, log);
+  o.providers.push_back(std::make_shared<EmptyProvider>("elsewhere"));
+  Context ctx(o);
+  EXPECT_EQ(log.count_containing("provider 'cpu' replaces gemmtune's own cpu provider"), 1u)
+      << log.all();
+  EXPECT_EQ(log.count_containing("provider 'openblas' replaces gemmtune's own cpu provider"), 1u)
+      << log.all();
+  EXPECT_EQ(log.count_containing("provider 'test' replaces"), 0u) << log.all();
+  class CudaOnly final : public SolutionProvider {
+   public:
+    std::string_view name() const override { return "mine"; }
+    std::string_view backend() const override { return "cuda"; }
+    std::vector<std::unique_ptr<Solution>> enumerate(const Problem&,
+                                                     const SearchOptions&) override {
+      return {};
+    }
+    std::unique_ptr<Solution> from_name(const Problem&, std::string_view) override {
+      return nullptr;
+    }
+  };
+  ctx.add_provider(std::make_shared<CudaOnly>());
+  EXPECT_EQ(
+      log.count_containing(
+          "provider 'mine' is for backend 'cuda'; this Context runs 'cpu', so it is not used"),
+      1u)
+      << log.all();
+}
+
 // A device the backend does not have is refused, as on CUDA: the CPU backend has one, and a
 // Context for "device 1" used to run on it anyway.
 TEST_F(Dispatch, ADeviceTheCpuBackendDoesNotHaveIsRefused) {

@@ -175,6 +175,23 @@ class ThrowingProvider final : public SolutionProvider {
   bool device_lost_;
 };
 
+// A name a results line cannot hold fails its candidate, however fast: written, its line read
+// back as a bad line, and the problem was tuned again on every run.
+TEST_F(TunerFixture, ANameWithACommaOrALineBreakCannotWin) {
+  provider->add("Default", 2.0);
+  provider->add("Mine,x", 0.1);
+  provider->add("Mine\nx", 0.1);
+  provider->add("Good", 1.0);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Good");
+  for (const char* name : {"Mine,x", "Mine\nx"}) {
+    EXPECT_EQ(find(r, name).disposition, Disposition::Failed) << name;
+    EXPECT_NE(find(r, name).reason.find("comma or a control character"), std::string::npos)
+        << find(r, name).reason;
+  }
+}
+
 TEST_F(TunerFixture, AProviderThatFailsToEnumerateIsReportedAndTheOthersStillCompete) {
   provider->add("Default", 2.0);
   provider->add("Good", 1.0);
