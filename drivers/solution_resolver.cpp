@@ -17,14 +17,23 @@ ResolvedSolution resolve_solution(const Registry& registry, std::string_view bac
       return out;
     }
     why = support.reason;
+  } else if (name == kDefaultSolutionName) {
+    why = fmt::format(
+        "no {} provider gives it: was the one that did replaced by another of its "
+        "name?",
+        backend);
   } else {
     why = fmt::format("no {} provider knows this solution name", backend);
   }
   out.fell_back = true;
+  if (name == kDefaultSolutionName) {  // Default itself cannot run it: nothing can
+    out.warning = fmt::format("{},{}: Default cannot run here ({}), and nothing else is tried",
+                              problem.op_signature(), problem.params_signature(), why);
+    return out;
+  }
   out.warning =
       fmt::format("{},{}: solution '{}' cannot run here ({}); using {}", problem.op_signature(),
                   problem.params_signature(), name, why, kDefaultSolutionName);
-  if (name == kDefaultSolutionName) return out;  // Default itself cannot run it
   if (auto d = registry.reference(backend, problem, limits); d && d->supports(problem)) {
     out.solution = std::move(d);
   }

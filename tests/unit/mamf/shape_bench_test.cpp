@@ -23,6 +23,19 @@ TEST(ShapeBench, TheProblemIsTorchMmsCall) {
   EXPECT_EQ(f8.c_type, DType::Float8E4M3);
 }
 
+// Where no provider gives Default (an application's replaced the one that did), the warning said
+// "using Default" of the very solution that could not run.
+TEST(ResolveSolution, DefaultThatNoProviderGivesIsSaidAsSuch) {
+  Registry empty;
+  const Problem p = problem_for_shape({64, 48, 32}, DType::Float32);
+  const ResolvedSolution d = resolve_solution(empty, "cpu", p, "Default", SearchOptions{});
+  EXPECT_FALSE(d.solution);
+  EXPECT_TRUE(d.fell_back);
+  EXPECT_NE(d.warning.find("Default cannot run here (no cpu provider gives it"), std::string::npos)
+      << d.warning;
+  EXPECT_EQ(d.warning.find("using Default"), std::string::npos) << d.warning;
+}
+
 class ShapeBenchCpu : public ::testing::Test {
  protected:
   cpu::CpuBackend backend;
