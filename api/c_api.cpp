@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -241,10 +240,6 @@ gemmtune_status gemmtune_create_with_options(const gemmtune_options* o,
   GEMMTUNE_NEED(o);
   GEMMTUNE_NEED(context);
   *context = nullptr;
-  if (std::isnan(o->rotating_buffer_mb)) {  // "< 0: the default" must not let NaN through
-    return fail(GEMMTUNE_ERROR_INVALID_ARGUMENT,
-                "rotating_buffer_mb is not a number (< 0: the default)");
-  }
   return guarded([&] {  // copying the strings may throw
     gemmtune::Options options;
     options.enabled = o->enabled != 0;
@@ -261,7 +256,8 @@ gemmtune_status gemmtune_create_with_options(const gemmtune_options* o,
     options.max_tuning_iterations = o->max_tuning_iterations;
     options.max_warmup_duration_ms = o->max_warmup_duration_ms;
     options.max_warmup_iterations = o->max_warmup_iterations;
-    if (o->rotating_buffer_mb >= 0) options.rotating_buffer_mb = o->rotating_buffer_mb;
+    // < 0 is the default; NaN is not, and the Context refuses it as any other bad limit.
+    if (!(o->rotating_buffer_mb < 0)) options.rotating_buffer_mb = o->rotating_buffer_mb;
     if (o->numerical_check != nullptr) options.numerical_check = o->numerical_check;
     options.workspace_mb = o->workspace_mb;
     if (o->log != nullptr) {
@@ -370,12 +366,7 @@ GEMMTUNE_C_SETTING(gemmtune_set_max_warmup_iterations, gemmtune_get_max_warmup_i
 
 gemmtune_status gemmtune_set_rotating_buffer_size(gemmtune_context* context, double mb) {
   GEMMTUNE_NEED(context);
-  if (std::isnan(mb) || std::isinf(mb)) {
-    return fail(
-        GEMMTUNE_ERROR_INVALID_ARGUMENT,
-        fmt::format("gemmtune_set_rotating_buffer_size: {} MiB is not a finite number", mb));
-  }
-  return guarded([&] {
+  return guarded([&] {  // NaN and infinity: the setter's std::invalid_argument
     context->context.set_rotating_buffer_size(mb < 0 ? std::nullopt : std::optional<double>(mb));
     return GEMMTUNE_SUCCESS;
   });

@@ -33,6 +33,15 @@ std::string_view library_version() {
 
 Context::Context() : Context(Options::from_environment()) {}
 namespace {
+// A check mode given in code: one that is none is the caller's mistake, as a bad limit is.
+NumericalCheckOptions numerical_check_argument(std::string_view mode) {
+  try {
+    return parse_numerical_check(mode);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(e.what());
+  }
+}
+
 Options checked(Options options) {
   for (const auto& [name, value] :
        {std::pair{"max_tuning_duration_ms", options.max_tuning_duration_ms},
@@ -52,11 +61,7 @@ Options checked(Options options) {
     throw std::invalid_argument(fmt::format("workspace_mb {} is more than {} (1 TiB)",
                                             options.workspace_mb, kMaxWorkspaceMb));
   }
-  try {
-    (void)parse_numerical_check(options.numerical_check);
-  } catch (const std::exception& e) {
-    throw std::invalid_argument(e.what());
-  }
+  (void)numerical_check_argument(options.numerical_check);
   return options;
 }
 }  // namespace
@@ -150,12 +155,7 @@ GEMMTUNE_SETTING(set_rotating_buffer_size, rotating_buffer_size, std::optional<d
 #undef GEMMTUNE_SETTING
 
 void Context::set_numerical_check(std::string_view mode) {
-  NumericalCheckOptions parsed;
-  try {
-    parsed = parse_numerical_check(mode);
-  } catch (const std::exception& e) {  // the caller's mistake, as a bad limit is
-    throw std::invalid_argument(e.what());
-  }
+  const NumericalCheckOptions parsed = numerical_check_argument(mode);
   const api::ContextLock lock(impl_->settings_mutex);
   impl_->check = parsed;
   impl_->options.numerical_check = std::string(mode);

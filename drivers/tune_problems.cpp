@@ -1,6 +1,5 @@
 #include "drivers/tune_problems.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -59,18 +58,6 @@ void require_appendable(const std::filesystem::path& path) {
   }
 }
 
-namespace {
-
-bool file_ends_mid_line(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool cut = ends_mid_line(fd);
-  ::close(fd);
-  return cut;
-}
-
-}  // namespace
-
 void add_tuned_signatures(ResultsStore& store, const Environment& environment, SignatureSet& done,
                           Diagnostics* warnings) {
   // Before any tuning: a result measured and then refused at its first save is work thrown away.
@@ -109,7 +96,7 @@ void add_tuned_signatures(ResultsStore& store, const Environment& environment, S
           "so nothing was measured. Write to another file or to a SQLite database (.db).{} "
           "Validators:\n{}",
           store.path().string(),
-          table.entries.empty() && file_ends_mid_line(store.path())
+          table.entries.empty() && ends_mid_line(store.path())
               ? " It holds no results and ends mid-line: a creation cut short (a writer killed "
                 "while it wrote the header, on a file system without hard links)? Then remove it."
               : "",
