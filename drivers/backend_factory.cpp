@@ -1,7 +1,9 @@
 #include "drivers/backend_factory.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "solutions/cpu/cpu_backend.hpp"
@@ -14,6 +16,11 @@
 #endif
 
 namespace gemmtune {
+
+namespace {
+constexpr const char* kBuiltWithoutCuda =
+    "--backend cuda: this gemmtune was built without CUDA (GEMMTUNE_WITH_CUDA=OFF)";
+}  // namespace
 
 BackendKind parse_backend_kind(std::string_view text) {
   if (text == "auto") return BackendKind::Auto;
@@ -94,12 +101,7 @@ BackendSession open_backend(BackendKind kind, int ordinal, CurrentDevice current
     return session;
   }
 #ifdef GEMMTUNE_HAVE_CUDA
-  const int count = cuda_device_count();
-  if (count == 0) throw InputError("--backend cuda: no CUDA GPU is visible on this machine");
-  if (ordinal < 0 || ordinal >= count) {
-    throw InputError(fmt::format("device {}: this machine has {} CUDA GPU(s), 0 to {}", ordinal,
-                                 count, count - 1));
-  }
+  require_devices(BackendKind::Cuda, {ordinal});
   {
     // CudaBackend makes its device current; with Callers this scope puts the caller's back.
     std::optional<cuda::ScopedDevice> keep_callers;
@@ -111,7 +113,27 @@ BackendSession open_backend(BackendKind kind, int ordinal, CurrentDevice current
 #else
   (void)ordinal;
   (void)current;
-  throw InputError("--backend cuda: this gemmtune was built without CUDA (GEMMTUNE_WITH_CUDA=OFF)");
+  throw InputError(kBuiltWithoutCuda);
+#endif
+}
+
+void require_devices(BackendKind kind, const std::vector<int>& ordinals) {
+  if (resolve_backend_kind(kind) != BackendKind::Cuda) return;
+#ifdef GEMMTUNE_HAVE_CUDA
+  const int count = cuda_device_count();
+  if (count == 0) throw InputError("--backend cuda: no CUDA GPU is visible on this machine");
+  std::vector<int> missing;
+  std::copy_if(ordinals.begin(), ordinals.end(), std::back_inserter(missing),
+               [count](int ordinal) { return ordinal < 0 || ordinal >= count; });
+  if (missing.empty()) return;
+  const std::string asked =
+      ordinals.size() > 1 ? fmt::format(" (of devices {})", fmt::join(ordinals, ",")) : "";
+  throw InputError(fmt::format("device{} {}{}: this machine has {} CUDA GPU(s), 0 to {}",
+                               missing.size() > 1 ? "s" : "", fmt::join(missing, ","), asked, count,
+                               count - 1));
+#else
+  (void)ordinals;
+  throw InputError(kBuiltWithoutCuda);
 #endif
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tuner/backend.hpp"
 #include "tuner/registry.hpp"
@@ -60,5 +61,11 @@ enum class CurrentDevice {
 // other than 0 on the CPU backend, which has one device.
 BackendSession open_backend(BackendKind kind, int ordinal = 0,
                             CurrentDevice current = CurrentDevice::Backend);
+
+// The devices of a multi-device run, checked before any worker process starts: on CUDA each
+// ordinal must be one of this machine's GPUs (else an InputError naming those missing and what
+// the machine has, as open_backend would say in each worker); on the CPU, whose workers play
+// devices by number, any ordinal goes.
+void require_devices(BackendKind kind, const std::vector<int>& ordinals);
 
 }  // namespace gemmtune

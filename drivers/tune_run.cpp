@@ -238,7 +238,9 @@ TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneO
           "play these devices on the CPU",
           fmt::join(options.devices, ",")));
     }
-    // Before any worker starts: each would fail on a misspelt provider and be restarted in vain.
+    // Before any worker starts: a worker on a GPU that is not there, or one that fails on a
+    // misspelt provider, would retire its device and leave the run to the others, exit 0.
+    require_devices(options.backend, options.devices);
     const BackendProviders providers = providers_of(options.backend);
     providers.registry->require_providers(providers.backend, options.tuner.search.providers);
     run_multi_tune(options, requested.entries, summary, observer, command_line);

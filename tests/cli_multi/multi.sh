@@ -380,8 +380,13 @@ usage)  # contradictory options and impossible devices
   expect "--shard: '2/2' is not a shard: expected I/N"
   run 2 tune u.csv --workers 100000
   expect "--workers: must be a finite number >= 0 and <= 256, not '100000'"
+  # A GPU that is not there is refused before any worker starts (where some GPUs are there,
+  # their workers would tune and the run end 0 with the missing one retired).
   run 3 tune u.csv --devices 99 --backend cuda -o "$work/x.csv"
-  expect "no worker could start"
+  expect "device 99: this machine has [0-9]+ CUDA GPU|no CUDA GPU is visible|built without CUDA"
+  grep -q "worker" out.log && fail "a worker was started for a device that is not there"
+  run 3 tune u.csv --gpus 200 --backend cuda -o "$work/x.csv"
+  expect "devices? [0-9,]+ \(of devices 0,1,2,.*\): this machine has|no CUDA GPU is visible|built without CUDA"
   # The command line wins over the environment; two variables of the environment conflict.
   GEMMTUNE_GPUS=2 run 0 tune u.csv --workers 2 -o "$work/e0.csv" "${fast[@]}"
   expect "on 2 device\(s\) \(cpu"
