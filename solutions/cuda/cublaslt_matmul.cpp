@@ -119,8 +119,15 @@ cublasStatus_t LtMatmul::check(const cublasLtMatmulAlgo_t& algo,
   return status;
 }
 
+LtMatmul::Alignments LtMatmul::required_alignments(const cublasLtMatmulAlgo_t& algo) {
+  return {required_alignment(algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES),
+          required_alignment(algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES),
+          required_alignment(algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES),
+          required_alignment(algo, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES)};
+}
+
 RunStatus LtMatmul::run(const cublasLtMatmulAlgo_t& algo, std::size_t algo_workspace_bytes,
-                        const Operands& ops, cudaStream_t stream) {
+                        const Alignments& need, const Operands& ops, cudaStream_t stream) {
   if (algo_workspace_bytes > 0 && ops.workspace_bytes < algo_workspace_bytes) {
     return RunStatus::failure(fmt::format("needs {} bytes of workspace, was given {}",
                                           algo_workspace_bytes, ops.workspace_bytes));
@@ -128,18 +135,15 @@ RunStatus LtMatmul::run(const cublasLtMatmulAlgo_t& algo, std::size_t algo_works
   struct Aligned {
     const char* name;
     const void* pointer;
-    cublasLtMatmulAlgoCapAttributes_t cap;
+    std::uint32_t need;
   };
-  for (const Aligned& x : {Aligned{"A", ops.a, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES},
-                           Aligned{"B", ops.b, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES},
-                           Aligned{"C", ops.c, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES},
-                           Aligned{"D", ops.c, CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES}}) {
-    const std::uint32_t need = required_alignment(algo, x.cap);
-    if (alignment_of(x.pointer) < need) {
+  for (const Aligned& x : {Aligned{"A", ops.a, need.a}, Aligned{"B", ops.b, need.b},
+                           Aligned{"C", ops.c, need.c}, Aligned{"D", ops.c, need.d}}) {
+    if (alignment_of(x.pointer) < x.need) {
       return RunStatus::refusal(
           fmt::format("operand {} at {} is not aligned to the {} bytes this "
                       "algorithm needs",
-                      x.name, x.pointer, need));
+                      x.name, x.pointer, x.need));
     }
   }
   // cuBLASLt has no capability attribute for the bias pointer's alignment, and does not check it

@@ -50,11 +50,20 @@ class LtMatmul {
   // cublasLtMatmulAlgoCheck; on success `workspace_bytes` receives what the algorithm needs.
   cublasStatus_t check(const cublasLtMatmulAlgo_t& algo, std::size_t* workspace_bytes) const;
 
-  // Enqueues D = alpha·op(A)·op(B) + beta·C (+ bias) with `algo` on `stream`. Safe to call
-  // from several threads: the bias and scale pointers live in the shared descriptor, so setting
-  // them and enqueueing the call that reads them happen under one lock.
+  // The alignments (bytes) an algorithm needs of A, B, C and D, from its capabilities. Read once
+  // per solution: four capability queries on every call were most of what a tuned cuBLASLt
+  // GEMM cost over a bare cublasLtMatmul on the host.
+  struct Alignments {
+    std::uint32_t a = 1, b = 1, c = 1, d = 1;
+  };
+  static Alignments required_alignments(const cublasLtMatmulAlgo_t& algo);
+
+  // Enqueues D = alpha·op(A)·op(B) + beta·C (+ bias) with `algo` on `stream`, refusing operands
+  // less aligned than `need` (required_alignments(algo)). Safe to call from several threads: the
+  // bias and scale pointers live in the shared descriptor, so setting them and enqueueing the
+  // call that reads them happen under one lock.
   RunStatus run(const cublasLtMatmulAlgo_t& algo, std::size_t algo_workspace_bytes,
-                const Operands& operands, cudaStream_t stream);
+                const Alignments& need, const Operands& operands, cudaStream_t stream);
 
  private:
   Problem problem_;

@@ -12,7 +12,8 @@ LtSolution::LtSolution(std::string name, std::shared_ptr<LtMatmul> matmul,
       problem_(matmul->problem()),
       matmul_(std::move(matmul)),
       algo_(algo),
-      workspace_bytes_(workspace_bytes) {}
+      workspace_bytes_(workspace_bytes),
+      alignments_(LtMatmul::required_alignments(algo)) {}
 
 LtSolution::LtSolution(std::string name, const Problem& problem, std::string why_not)
     : name_(std::move(name)), problem_(problem), why_not_(std::move(why_not)) {}
@@ -28,7 +29,8 @@ Support LtSolution::supports(const Problem& problem) const {
 
 RunStatus LtSolution::run(const Problem& problem, const Operands& operands, void* stream) {
   if (const Support s = supports(problem); !s) return RunStatus::failure(s.reason);
-  return matmul_->run(*algo_, workspace_bytes_, operands, static_cast<cudaStream_t>(stream));
+  return matmul_->run(*algo_, workspace_bytes_, alignments_, operands,
+                      static_cast<cudaStream_t>(stream));
 }
 
 std::optional<AlgoConfig> LtSolution::config() const {

@@ -40,6 +40,7 @@ class LtSolution final : public Solution {
   std::shared_ptr<LtMatmul> matmul_;
   std::optional<cublasLtMatmulAlgo_t> algo_;
   std::size_t workspace_bytes_ = 0;
+  LtMatmul::Alignments alignments_;  // of algo_, read once
   std::string why_not_;
 };
 
