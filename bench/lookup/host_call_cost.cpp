@@ -1,11 +1,14 @@
-// Host cost of the queries a cuBLASLt solution's run() makes besides cublasLtMatmul itself:
-// the four capability queries of an algorithm's operand alignments (which LtSolution now reads
-// once, at construction) and the CUDA runtime calls every run still makes (the stream's device
-// and capture state, the current device, the pending error). Each is timed over a million
-// calls, 7 times; the median is printed in ns per call.
+// Host cost of the calls a CUDA solution's run() makes besides its launch: the four capability
+// queries of a cuBLASLt algorithm's operand alignments (which LtSolution now reads once, at
+// construction), the CUDA runtime calls every run still makes (the stream's device and capture
+// state, the current device, the pending error), and the tensor-map encoding that gemmtune's
+// TMA kernels do twice per call (A and B: their pointers change from call to call). Each is
+// timed over a million calls, 7 times; the median is printed in ns per call.
 //
-//   gemmtune_lt_query_cost        (needs a GPU: the heuristic proposes the algorithm queried)
+//   gemmtune_host_call_cost        (needs a GPU: the heuristic proposes the algorithm queried)
 #include <cublasLt.h>
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -102,12 +105,42 @@ int main() {
     sink = sink + device;
   });
   const double peek = median_ns_per_call([&] { sink = sink + cudaPeekAtLastError(); });
+
+  // A map as the TMA kernels make for A of a 4096 x 4096 bf16 weight: 64-k boxes of 128 rows,
+  // 128-byte swizzle, a batch dimension of one.
+  void* encode_entry = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &encode_entry, 12000,
+                                       cudaEnableDefault, &found) != cudaSuccess ||
+      found != cudaDriverEntryPointSuccess) {
+    std::fprintf(stderr, "cuTensorMapEncodeTiled not found in the driver\n");
+    return 1;
+  }
+  const auto encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(encode_entry);
+  void* weights = nullptr;
+  if (cudaMalloc(&weights, std::size_t{4096} * 4096 * 2) != cudaSuccess) {
+    std::fprintf(stderr, "cudaMalloc failed\n");
+    return 1;
+  }
+  const cuuint64_t dims[3] = {4096, 4096, 1};
+  const cuuint64_t strides[2] = {4096 * 2, std::uint64_t{4096} * 4096 * 2};
+  const cuuint32_t box[3] = {64, 128, 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const double tensor_map = median_ns_per_call([&] {
+    CUtensorMap map;
+    sink = sink + encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, weights, dims, strides, box,
+                         element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                         CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  });
+  cudaFree(weights);
   std::printf("4 x cublasLtMatmulAlgoCapGetAttribute (alignment of A, B, C, D): %.1f ns\n",
               four_caps);
   std::printf(
       "cudaStreamIsCapturing %.1f ns, cudaStreamGetDevice %.1f ns, cudaGetDevice %.1f ns, "
       "cudaPeekAtLastError %.1f ns\n",
       capturing, stream_device, current_device, peek);
+  std::printf("cuTensorMapEncodeTiled (bf16, 3 dimensions, 128-byte swizzle): %.1f ns\n",
+              tensor_map);
   cudaStreamDestroy(stream);
   cublasLtMatmulPreferenceDestroy(preference);
   cublasLtMatrixLayoutDestroy(layout);
