@@ -530,8 +530,11 @@ void rewrite_file_atomically(
 }
 
 void check_can_write(const std::filesystem::path& path) {
-  const std::filesystem::path dir = path.parent_path().empty() ? "." : path.parent_path();
   std::error_code ec;
+  // A symbolic link is written through: the temporary file goes beside its target, even one
+  // that does not exist yet.
+  const std::filesystem::path written = through_links(path);
+  const std::filesystem::path dir = written.parent_path().empty() ? "." : written.parent_path();
   const auto status = std::filesystem::status(dir, ec);
   if (!std::filesystem::exists(status)) {
     throw InputError(fmt::format("{}: cannot be written: the directory {} does not exist",

@@ -45,12 +45,26 @@ bool ResultsStore::holds(const Environment& environment, std::string_view op_sig
   return false;
 }
 
-std::string_view results_store_kind(const std::filesystem::path& path) {
+namespace {
+
+std::string lowercase_extension(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+}  // namespace
+
+bool is_sqlite_path(const std::filesystem::path& path) {
+  const std::string ext = lowercase_extension(path);
+  return ext == ".db" || ext == ".sqlite" || ext == ".sqlite3";
+}
+
+std::string_view results_store_kind(const std::filesystem::path& path) {
+  const std::string ext = lowercase_extension(path);
   if (ext == ".csv") return "csv";
-  if (ext == ".db" || ext == ".sqlite" || ext == ".sqlite3") return "sqlite";
+  if (is_sqlite_path(path)) return "sqlite";
   throw InputError(fmt::format(
       "{}: unknown results store type '{}'; use .csv (PyTorch TunableOp CSV) or .db, .sqlite, "
       ".sqlite3 (SQLite)",

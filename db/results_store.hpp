@@ -96,6 +96,10 @@ std::unique_ptr<ResultsStore> open_results_store(const std::filesystem::path& pa
 // for callers that must know the kind of a store before they may create it.
 std::string_view results_store_kind(const std::filesystem::path& path);
 
+// Whether open_results_store would open `path` as a SQLite database (.db, .sqlite, .sqlite3 in
+// any case); false for .csv and for an extension it refuses.
+bool is_sqlite_path(const std::filesystem::path& path);
+
 // The empty-file rule, the one every writer and merger applies: a table read with no validators,
 // no entries and no bad lines (a blank file, a BOM alone, a file created by `touch`) holds
 // nothing tuned. Such a file may be replaced, and it is no source: it has no environment to

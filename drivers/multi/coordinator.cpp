@@ -202,6 +202,10 @@ std::vector<const UntunedEntry*> Coordinator::resume() {
       require_appendable(path);
       add_tuned_signatures(*open_results_store(path), pool_.environment(), done);
     }
+    // The copies are written only at the end: one that cannot be would be found after the work.
+    for (const int ordinal : copy_ordinals(names_, pool_.ordinals())) {
+      require_appendable(names_.copy(ordinal));
+    }
     std::vector<std::filesystem::path> others;
     for (const auto& [ordinal, path] : names_.existing_per_device()) {
       if (std::find(ours.begin(), ours.end(), path) == ours.end()) others.push_back(path);

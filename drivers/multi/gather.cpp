@@ -9,6 +9,7 @@
 
 #include "db/merge.hpp"
 #include "db/results_store.hpp"
+#include "tuner/error.hpp"
 
 namespace gemmtune {
 namespace {
@@ -39,6 +40,14 @@ std::optional<ResultsTable> gathered_into(const ResultsTable& gathered,
 
 }  // namespace
 
+std::set<int> copy_ordinals(const OutputNames& names, const std::vector<int>& run_devices) {
+  // One for every device of this run and every device with a file.
+  std::set<int> copies(run_devices.begin(), run_devices.end());
+  for (const auto& [ordinal, path] : names.existing_per_device()) copies.insert(ordinal);
+  copies.erase(0);  // device 0's copy is the gathered file
+  return copies;
+}
+
 GatherReport gather_device_files(const OutputNames& names, const Environment& environment,
                                  const std::vector<int>& run_devices) {
   GatherReport report;
@@ -59,11 +68,8 @@ GatherReport gather_device_files(const OutputNames& names, const Environment& en
   const auto devices = names.existing_per_device();
   for (const auto& [ordinal, path] : devices) add(path);
   if (auto single = names.existing_single_device()) add(*single);  // a one-device run's -o
-  // Copies: one for every device of this run and every device with a file. An existing copy is a
-  // source too: a process that loads it may have appended its own tunings.
-  std::set<int> copies(run_devices.begin(), run_devices.end());
-  for (const auto& [ordinal, path] : devices) copies.insert(ordinal);
-  copies.erase(0);  // device 0's copy is the gathered file
+  // An existing copy is a source too: a process that loads it may have appended its own tunings.
+  const std::set<int> copies = copy_ordinals(names, run_devices);
   for (const int ordinal : copies) add(names.copy(ordinal));
 
   MergeResult merged = merge_tables(sources);
@@ -81,11 +87,22 @@ GatherReport gather_device_files(const OutputNames& names, const Environment& en
     std::string left_because;
     std::optional<ResultsTable> next;
     Diagnostics diagnostics;
-    open_results_store(path)->update(
-        diagnostics, [&](std::vector<ResultsTable> current, const Diagnostics& read) {
-          next = gathered_into(gathered, path, std::move(current), read, left_because);
-          return next;
-        });
+    try {
+      open_results_store(path)->update(
+          diagnostics, [&](std::vector<ResultsTable> current, const Diagnostics& read) {
+            next = gathered_into(gathered, path, std::move(current), read, left_because);
+            return next;
+          });
+    } catch (const InputError& e) {
+      // Checked before the tuning, but a disk may fill up meanwhile: the run's results are in
+      // the per-device files, and the summary still says what was tuned.
+      report.notes.push_back(fmt::format(
+          "{}: not written with the gathered results ({}); they are in the per-device files: fix "
+          "it and run again to gather",
+          path.string(), e.what()));
+      report.left.push_back(path.string());
+      return;
+    }
     if (!next) {
       report.notes.push_back(fmt::format(
           "{}: left as it is, not rewritten with the gathered results, so that nothing in it is "

@@ -22,6 +22,7 @@
 //   device that has a per-device file, so that no device's copy is missing or stale.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,5 +40,10 @@ struct GatherReport {
 
 GatherReport gather_device_files(const OutputNames& names, const Environment& environment,
                                  const std::vector<int>& run_devices = {});
+
+// The ordinals whose copies (`_full<ordinal>`, besides the gathered `_full0`) a gather with these
+// run devices writes, as the files on disk are now: for checking before any tuning that each
+// can be written.
+std::set<int> copy_ordinals(const OutputNames& names, const std::vector<int>& run_devices);
 
 }  // namespace gemmtune

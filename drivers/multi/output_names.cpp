@@ -5,13 +5,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "db/results_store.hpp"
+
 namespace gemmtune {
 namespace fs = std::filesystem;
-
-bool is_sqlite_path(const fs::path& path) {
-  const std::string ext = path.extension().string();
-  return ext == ".db" || ext == ".sqlite" || ext == ".sqlite3";
-}
 
 fs::path with_rank(const fs::path& path, const Shard& shard) {
   if (!shard.active()) return path;
@@ -70,7 +67,8 @@ std::optional<int> OutputNames::ordinal_named(const std::string& name) const {
     return std::nullopt;
   }
   const std::string middle = name.substr(stem.size(), name.size() - stem.size() - suffix_.size());
-  if (middle.empty() || middle.size() > 4 ||
+  // As per_device spells an ordinal: r01.csv is no device's file (it would be read as r1.csv).
+  if (middle.empty() || middle.size() > 4 || (middle.size() > 1 && middle.front() == '0') ||
       !std::all_of(middle.begin(), middle.end(),
                    [](unsigned char c) { return std::isdigit(c) != 0; })) {
     return std::nullopt;

@@ -69,7 +69,4 @@ class OutputNames {
 // `path` with `.rank<I>` before its extension under an active shard; unchanged otherwise.
 std::filesystem::path with_rank(const std::filesystem::path& path, const Shard& shard);
 
-// Whether a results path is a SQLite database by its extension (as open_results_store decides).
-bool is_sqlite_path(const std::filesystem::path& path);
-
 }  // namespace gemmtune

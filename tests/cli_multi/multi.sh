@@ -264,6 +264,25 @@ sqlite)  # several worker processes append to one database: no row lost, and a r
   expect "12 entries"
   run 0 tune u.csv --workers 3 -o "$work/all.db" "${fast[@]}"
   expect "0 tuned, 12 already tuned"
+  # The extension in any case is a database, as open_results_store reads it: one file, which a
+  # one-device run then resumes from.
+  run 0 tune u.csv --workers 2 -o "$work/upper.DB" "${fast[@]}"
+  expect "Results: $work/upper.DB"
+  [ -e upper_full0.DB ] || [ -e upper0.DB ] && fail "per-device databases were written for .DB"
+  run 0 tune u.csv -o "$work/upper.DB" "${fast[@]}"
+  expect "0 tuned, 12 already tuned"
+  ;;
+copy_unwritable)  # a gathered copy that cannot be written is refused before any tuning
+  untuned u.csv 8 16
+  ln -s /nonexistent/x.csv r_full1.csv
+  run 3 tune u.csv --workers 2 -o "$work/r0.csv" "${fast[@]}"
+  expect "r_full1.csv: cannot be written: the directory /nonexistent does not exist"
+  [ -e r0.csv ] || [ -e r1.csv ] && fail "problems were tuned before the refusal"
+  rm r_full1.csv
+  mkdir r_full1.csv
+  run 3 tune u.csv --workers 2 -o "$work/r0.csv" "${fast[@]}"
+  expect "r_full1.csv: is a directory"
+  [ -e r0.csv ] || [ -e r1.csv ] && fail "problems were tuned before the refusal"
   ;;
 same_output)  # three runs started together on the same inputs and output share the problems out
   untuned u.csv $(seq 8 8 192)

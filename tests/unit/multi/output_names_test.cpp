@@ -1,6 +1,7 @@
 // Output names: PyTorch's per-device, gathered (_full0) and copy (_full<i>) names from -o, the
 // rank suffix of shards, SQLite, and finding per-device files on disk.
 #include "drivers/multi/output_names.hpp"
+#include "db/results_store.hpp"
 
 #include <gtest/gtest.h>
 
@@ -94,6 +95,12 @@ TEST(OutputNames, SqliteExtensions) {
   EXPECT_TRUE(is_sqlite_path("a.sqlite"));
   EXPECT_TRUE(is_sqlite_path("a.sqlite3"));
   EXPECT_FALSE(is_sqlite_path("a.csv"));
+  // As open_results_store decides: any case.
+  EXPECT_TRUE(is_sqlite_path("a.DB"));
+  EXPECT_TRUE(is_sqlite_path("a.Sqlite3"));
+  EXPECT_FALSE(is_sqlite_path("a.CSV"));
+  // A multi-device run into t.DB shares the one database, as into t.db.
+  EXPECT_EQ(OutputNames("t.DB", kNoShard).per_device(1), "t.DB");
 }
 
 }  // namespace
