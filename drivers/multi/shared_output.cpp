@@ -15,9 +15,14 @@ SharedOutput::SharedOutput(const OutputNames& names, const Environment& environm
   if (names_.sqlite()) database_ = open_results_store(names_.per_device(0));
   claims_ = std::make_unique<TuneClaims>(names_.sqlite() ? names_.per_device(0) : names_.gathered(),
                                          environment_);
-  if (const auto ordinal = names_.single_device_ordinal();
-      ordinal && std::find(ordinals.begin(), ordinals.end(), *ordinal) != ordinals.end()) {
-    one_device_claims_ = std::make_unique<TuneClaims>(names_.per_device(*ordinal), environment_);
+  // A one-device run whose -o is one of this run's per-device files (`-o res1.csv` beside
+  // `-o res0.csv --gpus 2`) claims in that file's claims only: this run claims there too, for
+  // each of its devices, so that the two never append one problem to that file together.
+  if (!names_.sqlite()) {
+    for (const int ordinal : ordinals) {
+      device_claims_.push_back(
+          std::make_unique<TuneClaims>(names_.per_device(ordinal), environment_));
+    }
   }
 }
 
@@ -53,9 +58,12 @@ SharedOutput::Taken SharedOutput::take_up(std::size_t id) {
 
 std::optional<std::string> SharedOutput::claim(const UntunedEntry& e) {
   if (auto other = claims_->claim(e.op_signature, e.params_signature)) return other;
-  if (one_device_claims_) {
-    if (auto other = one_device_claims_->claim(e.op_signature, e.params_signature)) {
+  for (std::size_t i = 0; i < device_claims_.size(); ++i) {
+    if (auto other = device_claims_[i]->claim(e.op_signature, e.params_signature)) {
       claims_->release(e.op_signature, e.params_signature);
+      for (std::size_t j = 0; j < i; ++j) {
+        device_claims_[j]->release(e.op_signature, e.params_signature);
+      }
       return other;
     }
   }
@@ -64,7 +72,7 @@ std::optional<std::string> SharedOutput::claim(const UntunedEntry& e) {
 
 void SharedOutput::release(const UntunedEntry& e) {
   claims_->release(e.op_signature, e.params_signature);
-  if (one_device_claims_) one_device_claims_->release(e.op_signature, e.params_signature);
+  for (const auto& claims : device_claims_) claims->release(e.op_signature, e.params_signature);
 }
 
 SharedOutput::Looked SharedOutput::take_deferred() {
@@ -110,8 +118,9 @@ void SharedOutput::let_go(std::size_t id) {
 }
 
 void SharedOutput::say_trouble() const {
-  for (const TuneClaims* claims : {claims_.get(), one_device_claims_.get()}) {
-    if (claims == nullptr) continue;
+  std::vector<const TuneClaims*> all{claims_.get()};
+  for (const auto& claims : device_claims_) all.push_back(claims.get());
+  for (const TuneClaims* claims : all) {
     if (const std::string note = claims->sharing_note(); !note.empty()) observer_.on_note(note);
   }
 }

@@ -11,9 +11,9 @@
 // - take_deferred() looks at the deferred problems again, every 200 ms at most, and says once,
 //   after 2 s of waiting, that the run waits for another run.
 // - let_go() once the problem's result is in, it is back in the queue, or it is given up.
-// - CSV: the gathered file's claims (and, where a device's file is the one a one-device run given
-//   the same `-o` writes, that run's), and the per-device, gathered and one-device files are
-//   searched; SQLite: the database's claims and rows.
+// - CSV: the gathered file's claims and those of each of the run's per-device files (which a
+//   one-device run writing that file claims in), and the per-device, gathered and one-device
+//   files are searched; SQLite: the database's claims and rows.
 #pragma once
 
 #include <chrono>
@@ -83,10 +83,10 @@ class SharedOutput {
   // Shared with the other tune runs on the same output (drivers/tune_claims.hpp): the problems
   // handed to this run's workers are claimed until their results are in.
   std::unique_ptr<TuneClaims> claims_;
-  // Where one of this run's per-device files is the file a one-device run given the same `-o`
-  // writes (tunableop_results0.csv is device 0's), that run's claims too: the two runs append to
-  // that file, and must not append one problem to it together.
-  std::unique_ptr<TuneClaims> one_device_claims_;
+  // CSV: the claims of each of this run's per-device files, which a one-device run writing that
+  // file (`-o tunableop_results1.csv`) claims in: the two runs append to it, and must not append
+  // one problem to it together.
+  std::vector<std::unique_ptr<TuneClaims>> device_claims_;
   std::unique_ptr<ResultsStore> database_;  // a SQLite output, asked what it holds
   std::vector<std::size_t> deferred_;       // another run was tuning them when they came up
   std::string holder_;                      // who, for the note

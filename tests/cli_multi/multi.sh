@@ -352,6 +352,17 @@ same_output_devices)  # multi-device runs share an output's problems with each o
     || fail "both0.csv (the one-device run's output): $(entries both0.csv) entries, $(dups both0.csv) twice"
   [ "$(entries both_full0.csv)" = 24 ] && [ "$(dups both_full0.csv)" = 0 ] \
     || fail "both_full0.csv: $(entries both_full0.csv) entries, $(dups both_full0.csv) twice"
+  # The same with the one-device run on device 1's file, which is not the multi-device run's -o.
+  "$gemmtune" tune u.csv -o "$work/next1.csv" "${slow[@]}" >run1.log 2>&1 &
+  pid1=$!
+  "$gemmtune" tune u.csv --workers 2 -o "$work/next0.csv" "${slow[@]}" >run2.log 2>&1 &
+  pid2=$!
+  wait "$pid1"; rc1=$?; wait "$pid2"; rc2=$?
+  cat run1.log run2.log >out.log
+  [ "$rc1$rc2" = 00 ] || fail "next1: exit statuses $rc1 and $rc2"
+  [ "$(dups next1.csv)" = 0 ] || fail "next1.csv (the one-device run's output) holds $(dups next1.csv) problem(s) twice"
+  [ "$(entries next_full0.csv)" = 24 ] && [ "$(dups next_full0.csv)" = 0 ] \
+    || fail "next_full0.csv: $(entries next_full0.csv) entries, $(dups next_full0.csv) twice"
   ;;
 devices)  # --devices names files by ordinal
   untuned u.csv 8 16 24
