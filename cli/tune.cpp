@@ -13,6 +13,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <numeric>
 #include <vector>
 
@@ -232,11 +233,16 @@ void print_summary(const TuneOptions& options, const TuneSummary& summary) {
     fmt::print("\nShard {}/{} (from {}): {} of {} distinct problem(s)\n", summary.shard.index,
                summary.shard.count, summary.shard.source, summary.requested, summary.all_problems);
   }
-  if (summary.outputs.empty()) {
-    fmt::print("\nResults: {}\n", options.output);
-  } else {
-    fmt::print("\nResults: {}\n", fmt::join(summary.outputs, " "));
+  // A run that tuned nothing (every problem failed, or a rank with no share) may have written
+  // nothing: no file is named that is not there.
+  std::vector<std::string> written;
+  std::error_code ec;
+  for (const auto& path :
+       summary.outputs.empty() ? std::vector<std::string>{options.output} : summary.outputs) {
+    if (std::filesystem::exists(path, ec)) written.push_back(path);
   }
+  fmt::print("\nResults: {}\n", written.empty() ? std::string("none written")
+                                                : fmt::format("{}", fmt::join(written, " ")));
   fmt::print(
       "Summary: {} problem(s): {} tuned, {} already tuned (skipped), {} not "
       "tuned; {} bad input line(s)\n",
@@ -325,7 +331,8 @@ void setup_tune(CLI::App& app) {
   cmd->add_option("--problem", o.problems,
                   "Tune this problem, given as \"OP_SIG,PARAMS_SIG\" (repeatable)")
       ->allow_extra_args(false);
-  cmd->add_option("-o,--output", o.output, "Results file (.csv, .db, .sqlite, .sqlite3); appended to")
+  cmd->add_option("-o,--output", o.output,
+                  "Results file (.csv, .db, .sqlite, .sqlite3); appended to")
       ->envname("GEMMTUNE_RESULTS_FILE")
       ->capture_default_str();
   cmd->add_option("--backend", cli->backend, "auto (CUDA where a GPU is present), cpu or cuda")

@@ -19,7 +19,7 @@ namespace gemmtune {
 
 namespace {
 constexpr const char* kBuiltWithoutCuda =
-    "--backend cuda: this gemmtune was built without CUDA (GEMMTUNE_WITH_CUDA=OFF)";
+    "the CUDA backend: this gemmtune was built without CUDA (GEMMTUNE_WITH_CUDA=OFF)";
 }  // namespace
 
 BackendKind parse_backend_kind(std::string_view text) {
@@ -121,7 +121,7 @@ void require_devices(BackendKind kind, const std::vector<int>& ordinals) {
   if (resolve_backend_kind(kind) != BackendKind::Cuda) return;
 #ifdef GEMMTUNE_HAVE_CUDA
   const int count = cuda_device_count();
-  if (count == 0) throw InputError("--backend cuda: no CUDA GPU is visible on this machine");
+  if (count == 0) throw InputError("the CUDA backend: no CUDA GPU is visible on this machine");
   std::vector<int> missing;
   std::copy_if(ordinals.begin(), ordinals.end(), std::back_inserter(missing),
                [count](int ordinal) { return ordinal < 0 || ordinal >= count; });

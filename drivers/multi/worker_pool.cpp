@@ -134,13 +134,21 @@ void WorkerPool::handle_exit(Slot& slot) {
   const std::string status = slot.process->wait();
   slot.process.reset();
   const bool was_starting = slot.state == State::Starting;
-  std::string what =
-      slot.timed_out ? fmt::format(
-                           "took longer than --problem-timeout-s {} s on device {}; its worker was "
-                           "killed",
-                           options_.problem_timeout_s, slot.ordinal)
-                     : fmt::format("the worker of device {} ended ({}){}", slot.ordinal, status,
-                                   slot.why.empty() ? "" : ": " + slot.why);
+  std::string what;
+  if (slot.timed_out && was_starting) {
+    what = fmt::format(
+        "the worker of device {} did not start within --problem-timeout-s {} s; "
+        "it was killed",
+        slot.ordinal, options_.problem_timeout_s);
+  } else if (slot.timed_out) {
+    what = fmt::format(
+        "took longer than --problem-timeout-s {} s on device {}; its worker was "
+        "killed",
+        options_.problem_timeout_s, slot.ordinal);
+  } else {
+    what = fmt::format("the worker of device {} ended ({}){}", slot.ordinal, status,
+                       slot.why.empty() ? "" : ": " + slot.why);
+  }
   if (slot.current) {
     const std::size_t id = *slot.current;
     slot.current.reset();

@@ -133,6 +133,10 @@ crash)  # a problem that crashes every worker is given up after two; nothing els
   grep -q "$(params 32)" c_full0.csv && fail "the crashing problem has a result"
   run 0 tune u.csv --workers 2 -o "$work/c0.csv" "${fast[@]}"
   expect "1 tuned, 6 already tuned"
+  # Where every problem crashes nothing is written, and no file is named as the results.
+  untuned v.csv 32
+  GEMMTUNE_TEST_CRASH_ON=$(params 32) run 5 tune v.csv --workers 2 -o "$work/v0.csv" "${fast[@]}"
+  expect "Results: none written"
   ;;
 crash_after_save)  # a worker that dies after saving its winner: the problem counts, once
   untuned u.csv 8 16 24 32 40 48
@@ -253,6 +257,11 @@ timeout)  # a worker stuck on a problem is killed at --problem-timeout-s; the ot
   expect "3 tuned, 0 already tuned \(skipped\), 1 not tuned"
   expect "not tuned: $(problem 16): killed 2 workers, not retried: took longer than --problem-timeout-s 1 s"
   [ "$(entries t_full0.csv)" = 3 ] || fail "t_full0.csv has $(entries t_full0.csv) entries"
+  # A worker stuck starting is said to be so, not to have taken too long on a problem.
+  GEMMTUNE_TEST_HANG_AT_START_ON_DEVICE=1 run 0 tune u.csv --workers 2 -o "$work/s0.csv" \
+    --problem-timeout-s 1 "${fast[@]}"
+  expect "the worker of device 1 did not start within --problem-timeout-s 1 s; it was killed"
+  expect "retired: its worker could not start: no answer within --problem-timeout-s"
   ;;
 sqlite)  # several worker processes append to one database: no row lost, and a rerun resumes
   untuned u.csv 8 16 24 32 40 48 56 64 72 80 88 96
