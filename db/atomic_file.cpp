@@ -253,7 +253,8 @@ long leftover_pid(std::string_view name, std::string_view prefix) {
 }
 
 void remove_leftover_temporaries(const std::filesystem::path& path) {
-  const std::string prefix = "." + path.filename().string() + ".tmp.";
+  // fmt, not `"." + name + ".tmp."`: GCC 12 warns (-Wrestrict) on that concatenation inlined.
+  const std::string prefix = fmt::format(".{}.tmp.", path.filename().string());
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
   std::error_code ec;
   const auto now = std::filesystem::file_time_type::clock::now();
