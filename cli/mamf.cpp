@@ -12,7 +12,9 @@
 
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -27,6 +29,7 @@
 #include "cli/same_file_checks.hpp"
 #include "cli/tuning_options.hpp"
 #include "cli/value_checks.hpp"
+#include "db/atomic_file.hpp"
 #include "drivers/mamf/mamf_report.hpp"
 #include "drivers/mamf/mamf_run.hpp"
 #include "drivers/mamf/shape_range.hpp"
@@ -109,8 +112,10 @@ void on_interrupt(int) {
 // Sends the report to stdout (when verbose) and to the output file, and draws the progress bar.
 class MamfConsole final : public MamfObserver {
  public:
+  // The file is checked here, before the run's own checks, but opened (and truncated) only when
+  // the report's first text comes: a run refused before then leaves an earlier report as it was.
   MamfConsole(const std::string& output_file, bool verbose)
-      : verbose_(verbose), tty_(isatty(STDERR_FILENO) != 0) {
+      : verbose_(verbose), tty_(isatty(STDERR_FILENO) != 0), output_file_(output_file) {
     if (output_file.empty()) return;
     const std::filesystem::path path(output_file);
     std::error_code ec;
@@ -119,8 +124,11 @@ class MamfConsole final : public MamfObserver {
       throw InputError(fmt::format("{}: cannot create its directory {}: {}", output_file,
                                    path.parent_path().string(), ec.message()));
     }
-    file_.open(path, std::ios::out | std::ios::trunc);
-    if (!file_) throw InputError(fmt::format("{}: cannot write the output file", output_file));
+    check_can_write(path);
+    if (std::filesystem::exists(path, ec) && ::access(path.c_str(), W_OK) != 0) {
+      throw InputError(
+          fmt::format("{}: cannot write the output file: {}", output_file, std::strerror(errno)));
+    }
   }
 
   void text(std::string_view text) override {
@@ -128,6 +136,10 @@ class MamfConsole final : public MamfObserver {
     if (verbose_) {
       fmt::print("{}", text);
       std::fflush(stdout);
+    }
+    if (!output_file_.empty() && !file_.is_open()) {
+      file_.open(output_file_, std::ios::out | std::ios::trunc);
+      if (!file_) throw InputError(fmt::format("{}: cannot write the output file", output_file_));
     }
     if (file_.is_open()) file_ << text << std::flush;
     redraw();
@@ -174,6 +186,7 @@ class MamfConsole final : public MamfObserver {
   bool drawn_ = false;
   bool have_ = false;
   MamfProgress last_;
+  std::string output_file_;
   std::ofstream file_;
 };
 
@@ -266,6 +279,10 @@ void setup_mamf(CLI::App& app) {
   add_dimension(*cmd, "--k_range", o.k, true, "K range START STOP STEP (stop excluded; 0 = STEP)")
       ->expected(3)
       ->excludes(k);
+  // argparse's rule, which scripts written for mamf-finder.py rely on (appending an override):
+  // an option given twice takes its last value. For every option made from here on; the
+  // dimensions above handle a repeat themselves.
+  cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   // Bounded: every timed sample is kept (8 bytes each), and a count near INT_MAX is a typo.
   cmd->add_option("--num_iterations", o.bench.iterations,
                   "Timed iterations per shape (at most 10000000)")

@@ -33,10 +33,11 @@ std::string format_header(const HeaderInfo& h) {
   out += "\n** Measurement:\n";
   for (const auto& line : h.measurement) out += fmt::format("- {}\n", line);
   if (!h.configuration.empty()) out += "\n** Configuration:\n" + h.configuration;
-  out +=
-      "\n** Additional notes:\n- benchmark version: 2 (gemmtune mamf, mamf-finder.py's protocol)\n";
+  // mamf-finder.py's lines as it writes them: its version on a line of its own (scripts match
+  // "benchmark version: (\d+)$"), and two blank lines after the rule.
+  out += "\n** Additional notes:\n- benchmark version: 2\n- written by gemmtune mamf\n";
   out += h.notes.empty() ? std::string("\n") : fmt::format("{}\n", h.notes);
-  out += fmt::format("\n{}\n\n", std::string(80, '-'));
+  out += fmt::format("\n{}\n\n\n", std::string(80, '-'));
   return out;
 }
 

@@ -137,6 +137,13 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
   for (const auto& s : shapes) flops_total += s.flops();
 
   BackendSession session = open_backend(o.backend, o.device);
+  // mamf-finder.py stops where it finds no accelerator; a sweep sized for a GPU measured on the
+  // CPU instead (a driver that did not load, CUDA_VISIBLE_DEVICES left empty) takes hours.
+  if (o.backend == BackendKind::Auto && resolve_backend_kind(o.backend) == BackendKind::Cpu) {
+    observer.warning(
+        "no CUDA GPU is visible, so --backend auto measures the CPU (give --backend cpu to mean "
+        "it; otherwise check the driver and CUDA_VISIBLE_DEVICES)");
+  }
   Backend& backend = *session.backend;
   const Registry& registry = *session.registry;
   const DeviceProperties& props = backend.properties();
@@ -196,7 +203,8 @@ MamfResult run_mamf(const MamfOptions& o, MamfObserver& observer, const std::str
       o.bench.rotate
           ? std::string("inputs rotate through copies covering twice the last-level cache")
           : fmt::format("before every iteration, untimed: a {} MiB buffer zeroed (cache "
-                        "flush) and C re-randomized, as mamf-finder does",
+                        "flush) and C re-randomized, as mamf-finder does (it zeroes 256 MiB; "
+                        "gemmtune that or twice the last-level cache, the larger)",
                         flush_bytes(backend) >> 20),
       "random inputs in [-1, 1]",
       o.tuned ? fmt::format("--tuned: each shape tuned ({} finalists, the {} fastest confirmed "

@@ -23,28 +23,43 @@ std::vector<std::int64_t> expand(const DimSpec& spec) {
                                    spec.range.size()));
     }
     auto [start, stop, step] = std::tuple{spec.range[0], spec.range[1], spec.range[2]};
-    if (step <= 0) throw InputError(fmt::format("--{}_range: STEP must be positive", spec.name));
+    const auto text = [&] {
+      return fmt::format("--{}_range {} {} {}", spec.name, spec.range[0], spec.range[1],
+                         spec.range[2]);
+    };
+    if (step == 0) throw InputError(fmt::format("--{}_range: STEP must not be 0", spec.name));
     if (start < 0)
       throw InputError(fmt::format("--{}_range: START must not be negative", spec.name));
-    if (start == 0) start = step;  // a dimension cannot be 0
-    if (start >= stop) {
-      throw InputError(fmt::format("--{}_range {} {} {} holds no value (the stop is excluded)",
-                                   spec.name, spec.range[0], spec.range[1], spec.range[2]));
+    if (start == 0) start = step;  // a dimension cannot be 0 (mamf-finder.py does the same)
+    if (start <= 0) {
+      throw InputError(
+          fmt::format("{}: a START of 0 becomes STEP, {}, which is no dimension", text(), step));
+    }
+    if (step > 0 ? start >= stop : start <= stop) {
+      throw InputError(fmt::format("{} holds no value (the stop is excluded)", text()));
+    }
+    // Descending, as numpy.arange counts with a negative step: every value stays above the stop,
+    // so a stop below 0 would take the last ones to 0 or below.
+    if (step < 0 && stop < 0) {
+      throw InputError(fmt::format(
+          "{}: with a negative STEP the values go down to the stop, so it must not be negative "
+          "(a dimension is at least 1)",
+          text()));
     }
     // Counted, not stepped: `v += step` past INT64_MAX would wrap and never reach the stop.
-    // stop - start cannot overflow (0 < start < stop), and start + i * step stays below the stop.
-    const std::int64_t count = (stop - start - 1) / step + 1;
+    // The distance cannot overflow (the values and the stop are non-negative here), and
+    // start + i * step stays between them.
+    const std::int64_t distance = step > 0 ? stop - start : start - stop;
+    const std::int64_t stride = step > 0 ? step : -step;
+    const std::int64_t count = (distance - 1) / stride + 1;
     if (count > kMaxValuesPerDim) {
-      throw InputError(fmt::format(
-          "--{}_range {} {} {} holds {} values, more than the {} a "
-          "dimension may have",
-          spec.name, spec.range[0], spec.range[1], spec.range[2], count, kMaxValuesPerDim));
+      throw InputError(fmt::format("{} holds {} values, more than the {} a dimension may have",
+                                   text(), count, kMaxValuesPerDim));
     }
-    const std::int64_t last = start + (count - 1) * step;
-    if (last > kMaxDimension) {
-      throw InputError(fmt::format("--{}_range {} {} {} reaches {}, more than {}: {}", spec.name,
-                                   spec.range[0], spec.range[1], spec.range[2], last, kMaxDimension,
-                                   kWhyMaxDimension));
+    const std::int64_t largest = step > 0 ? start + (count - 1) * step : start;
+    if (largest > kMaxDimension) {
+      throw InputError(fmt::format("{} reaches {}, more than {}: {}", text(), largest,
+                                   kMaxDimension, kWhyMaxDimension));
     }
     out.reserve(static_cast<std::size_t>(count));
     for (std::int64_t i = 0; i < count; ++i) out.push_back(start + i * step);

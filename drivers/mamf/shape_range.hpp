@@ -2,9 +2,10 @@
 // them — a list (`--m 1024 2048`) or a range (`--m_range START STOP STEP`).
 //
 // Contract (mamf-finder's, numpy.arange semantics): a range yields START, START+STEP, ... while
-// below STOP (the stop is excluded); a START of 0 becomes STEP, because a dimension cannot be 0.
-// A range needs exactly three values and a positive step; every value must be positive and at most
-// kMaxDimension.
+// below STOP (the stop is excluded), or while above it for a negative STEP (`--m_range 1024 0
+// -256`: 1024, 768, 512, 256); a START of 0 becomes STEP, because a dimension cannot be 0. A
+// range needs exactly three values and a STEP other than 0; every value must be positive and at
+// most kMaxDimension.
 // A dimension holds at most kMaxValuesPerDim values and a sweep at most kMaxShapes shapes, so that
 // a mistyped range is an error, not an endless loop or an exhausted memory. Violations are
 // InputErrors naming the option. Shapes are visited M outermost, then N, then K, as

@@ -151,10 +151,13 @@ TEST(MamfReport, HeaderHasMamfFindersSections) {
        {"\nBenchmark started on 2026-11-21 10:55:06\n\n** Command line:\ngemmtune mamf",
         "** Dtype: bfloat16\n", "** Platform/Device info:\n- Linux vm",
         "** Critical software versions:\n- gemmtune=0.1.0\n- CUBLAS_VERSION=130100\n",
-        "** Additional notes:\n- benchmark version: 2", "my notes\n",
+        "** Additional notes:\n- benchmark version: 2\n", "my notes\n",
         "\n--------------------------------------------------------------------------------\n"}) {
     EXPECT_NE(out.find(s), std::string::npos) << s << "\n---\n" << out;
   }
+  // As mamf-finder.py ends its header (tests/fixtures/mamf_quick_h200.txt): the rule, then two
+  // blank lines.
+  EXPECT_TRUE(out.ends_with(std::string(80, '-') + "\n\n\n")) << out;
 }
 
 TEST(MamfReport, WarmupLineSaysHowLongItTook) {

@@ -29,6 +29,13 @@ TEST(ShapeRange, NonZeroStartIsKeptAndStopExcluded) {
   EXPECT_EQ(expand(range("n", 100, 401, 100)), (std::vector<std::int64_t>{100, 200, 300, 400}));
 }
 
+// numpy.arange with a negative step, as mamf-finder.py sweeps it: down to the stop, excluded.
+TEST(ShapeRange, ANegativeStepCountsDown) {
+  EXPECT_EQ(expand(range("m", 1024, 0, -256)), (std::vector<std::int64_t>{1024, 768, 512, 256}));
+  EXPECT_EQ(expand(range("m", 1000, 255, -250)), (std::vector<std::int64_t>{1000, 750, 500}));
+  EXPECT_EQ(expand(range("m", 1000, 250, -250)), (std::vector<std::int64_t>{1000, 750, 500}));
+}
+
 TEST(ShapeRange, ListsAreTakenAsGiven) {
   EXPECT_EQ(expand(list("k", {4096, 1024})), (std::vector<std::int64_t>{4096, 1024}));
 }
@@ -36,7 +43,9 @@ TEST(ShapeRange, ListsAreTakenAsGiven) {
 TEST(ShapeRange, MalformedSpecsAreInputErrors) {
   EXPECT_THROW(expand({"m", {}, {0, 100}}), InputError);        // two values
   EXPECT_THROW(expand(range("m", 0, 100, 0)), InputError);      // zero step
-  EXPECT_THROW(expand(range("m", 0, 100, -4)), InputError);     // negative step
+  EXPECT_THROW(expand(range("m", 0, 100, -4)), InputError);     // 0 becomes -4: no dimension
+  EXPECT_THROW(expand(range("m", 256, 512, -64)), InputError);  // descending, start below stop
+  EXPECT_THROW(expand(range("m", 256, -1, -64)), InputError);   // descending to 0 and below
   EXPECT_THROW(expand(range("m", 512, 512, 256)), InputError);  // empty: stop excluded
   EXPECT_THROW(expand(list("m", {})), InputError);              // nothing given
   EXPECT_THROW(expand(list("m", {64, 0})), InputError);         // a zero dimension
