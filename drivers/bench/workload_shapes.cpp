@@ -1,6 +1,7 @@
-// micro_perf's old workload form: "input_shape_list" or "input_shape_groups" with a list of
-// dtypes, expanded dtype-major as its perf_engine.py does (workload.hpp has the rules).
+// micro_perf's old workload form: "input_shape_list" (or "M/K/N") and "input_shape_groups" with a
+// list of dtypes, expanded dtype-major as its perf_engine.py does (workload.hpp has the rules).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -48,13 +49,12 @@ class ShapeReader {
       dtypes.emplace_back(root["dtype"].get<std::string>(), "dtype");
     }
 
+    // As perf_engine.py's parse_workload reads them: input_shape_list, or else "M/K/N" triples,
+    // and then input_shape_groups too, in that order.
     std::vector<Shape> shapes;
-    if (root.contains("input_shape_list") && root.contains("input_shape_groups")) {
-      r_.fail("input_shape_groups",
-              "give input_shape_list or input_shape_groups, not both: which to run is not clear");
-    }
+    std::vector<std::string> forms;
     if (root.contains("input_shape_list")) {
-      w.form = "input_shape_list";
+      forms.emplace_back("input_shape_list");
       const Json& list = root["input_shape_list"];
       if (!list.is_array()) {
         r_.fail("input_shape_list",
@@ -63,8 +63,29 @@ class ShapeReader {
       for (std::size_t i = 0; i < list.size(); ++i) {
         shapes.push_back(gemm_shape(list[i], element("input_shape_list", i)));
       }
-    } else if (root.contains("input_shape_groups")) {
-      w.form = "input_shape_groups";
+    } else if (root.contains("M/K/N")) {
+      forms.emplace_back("M/K/N");
+      if (root.contains("batch_size")) {
+        r_.fail("batch_size",
+                "\"M/K/N\" with a batch_size is micro_perf's batch_gemm; gemmtune "
+                "bench runs gemm");
+      }
+      const Json& list = root["M/K/N"];
+      if (!list.is_array()) {
+        r_.fail("M/K/N", fmt::format("expected a list of [M, K, N], got {}", shown(list)));
+      }
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string path = element("M/K/N", i);
+        if (!list[i].is_array() || list[i].size() != 3) {
+          r_.fail(path, fmt::format("expected [M, K, N], got {}", shown(list[i])));
+        }
+        shapes.push_back({r_.dimension(list[i][0], element(path, 0)),
+                          r_.dimension(list[i][1], element(path, 1)),
+                          r_.dimension(list[i][2], element(path, 2)), path});
+      }
+    }
+    if (root.contains("input_shape_groups")) {
+      forms.emplace_back("input_shape_groups");
       const Json& groups = root["input_shape_groups"];
       if (groups.is_array()) {
         for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -73,9 +94,11 @@ class ShapeReader {
       } else {
         add_group(groups, "input_shape_groups", shapes);
       }
-    } else {
-      r_.fail("", "no input_shape_list or input_shape_groups (or cases): nothing to run");
     }
+    if (forms.empty()) {
+      r_.fail("", "no input_shape_list, M/K/N or input_shape_groups (or cases): nothing to run");
+    }
+    w.form = fmt::format("{}", fmt::join(forms, "+"));
     if (shapes.empty()) r_.fail(w.form, "holds no shape");
     for (const auto& [name, path] : dtypes) {
       for (const Shape& s : shapes) {

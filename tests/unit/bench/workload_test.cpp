@@ -61,6 +61,24 @@ TEST(Workload, OldFormInputShapeListIsDtypeMajor) {
   EXPECT_EQ(w.cases[0].arguments.dump(), R"({"dtype":"float32","input_shapes":[[32,48],[48,40]]})");
 }
 
+// perf_engine.py's parse_workload: input_shape_list, or else "M/K/N" triples, then
+// input_shape_groups as well, all of them run.
+TEST(Workload, OldFormShapeSourcesAddUpAsPerfEngine) {
+  const Workload both = parse_workload(R"({"operator": "gemm", "dtype": ["float32"],
+      "input_shape_list": [[[2, 3], [3, 4]]], "M/K/N": [[9, 9, 9]],
+      "input_shape_groups": {"M": [5], "KN": [[6, 7]]}})",
+                                       "w.json");
+  EXPECT_EQ(both.form, "input_shape_list+input_shape_groups");
+  EXPECT_EQ(shapes(both), (std::vector<Mkn>{{2, 3, 4, "float32"}, {5, 6, 7, "float32"}}));
+  const Workload triples = parse_workload(R"({"operator": "gemm", "dtype": ["float32"],
+      "M/K/N": [[8, 16, 32], [1, 2, 3]], "input_shape_groups": {"M": [5], "KN": [[6, 7]]}})",
+                                          "w.json");
+  EXPECT_EQ(triples.form, "M/K/N+input_shape_groups");
+  EXPECT_EQ(shapes(triples),
+            (std::vector<Mkn>{{8, 16, 32, "float32"}, {1, 2, 3, "float32"}, {5, 6, 7, "float32"}}));
+  EXPECT_EQ(triples.cases[1].origin, "M/K/N[1]");
+}
+
 TEST(Workload, OldFormDefaultsAndAScalarDtype) {
   const Workload w =
       parse_workload(R"({"operator": "GEMM", "input_shape_list": [[[2, 3], [3, 4]]]})", "x.json");
@@ -234,11 +252,11 @@ TEST(Workload, ErrorsNameTheFileAndThePath) {
                            "gemm.json")
                 .cases.size(),
             1u);
-  // Two ways of giving the GEMMs in one file: neither silently wins.
-  EXPECT_EQ(error_of(R"({"operator": "gemm", "input_shape_list": [[[2, 3], [3, 4]]],
-                         "input_shape_groups": {"M": [1], "K": [1], "N": [1]}})"),
-            "w.json: input_shape_groups: give input_shape_list or input_shape_groups, not both: "
-            "which to run is not clear");
+  EXPECT_EQ(error_of(R"({"operator": "gemm", "M/K/N": [[2, 3]]})"),
+            "w.json: M/K/N[0]: expected [M, K, N], got [2,3]");
+  EXPECT_EQ(error_of(R"({"operator": "gemm", "M/K/N": [[2, 3, 4]], "batch_size": [2]})"),
+            "w.json: batch_size: \"M/K/N\" with a batch_size is micro_perf's batch_gemm; "
+            "gemmtune bench runs gemm");
   EXPECT_EQ(error_of(R"({"operator": "gemm", "input_shape_list": [[[2, 3], [3, 4]]],
                          "cases": [{"M": 2, "K": 3, "N": 4, "dtype": "float32"}]})"),
             "w.json: input_shape_list: a workload gives its GEMMs as cases or as shapes, not both: "
