@@ -56,6 +56,25 @@ slow_untuned() {
     echo "GemmTunableOp_BFloat16_TN,tn_${m}_64_512_ld_512_512_${m}" >>u.csv
   done
 }
+# one_beside_multi ONE MULTI: a one-device run into ONE and a 2-worker run into MULTI (whose
+# per-device files ONE is one of) on u.csv at once; neither appends a problem twice to ONE, and the
+# gathered file holds every problem once.
+one_beside_multi() {
+  local one=$1 multi=$2 gathered
+  gathered=$(sed -E 's/[0-9]+\.csv$/_full0.csv/' <<<"$multi")
+  "$gemmtune" tune u.csv -o "$work/$one" "${slow[@]}" >run1.log 2>&1 &
+  local p1=$!
+  "$gemmtune" tune u.csv --workers 2 -o "$work/$multi" "${slow[@]}" >run2.log 2>&1 &
+  local p2=$!
+  local r1=0 r2=0
+  wait "$p1" || r1=$?
+  wait "$p2" || r2=$?
+  cat run1.log run2.log >out.log
+  [ "$r1$r2" = 00 ] || fail "$one beside $multi: exit statuses $r1 and $r2"
+  [ "$(dups "$one")" = 0 ] || fail "$one (the one-device run's output) holds $(dups "$one") problem(s) twice"
+  [ "$(entries "$gathered")" = 24 ] && [ "$(dups "$gathered")" = 0 ] \
+    || fail "$gathered: $(entries "$gathered") entries, $(dups "$gathered") twice"
+}
 # start_slow PREFIX: starts a 2-worker run of u.csv in the background (its pid in $coordinator)
 # and returns once its per-device files hold 2 results.
 start_slow() {
@@ -350,28 +369,10 @@ same_output_devices)  # multi-device runs share an output's problems with each o
   expect "24 entries"
   # A one-device run given the default kind of name (a stem ending in 0) writes device 0's file
   # of a multi-device run given the same -o: the two never append one problem to it together.
-  "$gemmtune" tune u.csv -o "$work/both0.csv" "${slow[@]}" >run1.log 2>&1 &
-  pid1=$!
-  "$gemmtune" tune u.csv --workers 2 -o "$work/both0.csv" "${slow[@]}" >run2.log 2>&1 &
-  pid2=$!
-  wait "$pid1"; rc1=$?; wait "$pid2"; rc2=$?
-  cat run1.log run2.log >out.log
-  [ "$rc1$rc2" = 00 ] || fail "both0: exit statuses $rc1 and $rc2"
-  [ "$(entries both0.csv)" = 24 ] && [ "$(dups both0.csv)" = 0 ] \
-    || fail "both0.csv (the one-device run's output): $(entries both0.csv) entries, $(dups both0.csv) twice"
-  [ "$(entries both_full0.csv)" = 24 ] && [ "$(dups both_full0.csv)" = 0 ] \
-    || fail "both_full0.csv: $(entries both_full0.csv) entries, $(dups both_full0.csv) twice"
+  one_beside_multi both0.csv both0.csv
+  [ "$(entries both0.csv)" = 24 ] || fail "both0.csv (the one-device run's output): $(entries both0.csv) entries"
   # The same with the one-device run on device 1's file, which is not the multi-device run's -o.
-  "$gemmtune" tune u.csv -o "$work/next1.csv" "${slow[@]}" >run1.log 2>&1 &
-  pid1=$!
-  "$gemmtune" tune u.csv --workers 2 -o "$work/next0.csv" "${slow[@]}" >run2.log 2>&1 &
-  pid2=$!
-  wait "$pid1"; rc1=$?; wait "$pid2"; rc2=$?
-  cat run1.log run2.log >out.log
-  [ "$rc1$rc2" = 00 ] || fail "next1: exit statuses $rc1 and $rc2"
-  [ "$(dups next1.csv)" = 0 ] || fail "next1.csv (the one-device run's output) holds $(dups next1.csv) problem(s) twice"
-  [ "$(entries next_full0.csv)" = 24 ] && [ "$(dups next_full0.csv)" = 0 ] \
-    || fail "next_full0.csv: $(entries next_full0.csv) entries, $(dups next_full0.csv) twice"
+  one_beside_multi next1.csv next0.csv
   ;;
 devices)  # --devices names files by ordinal
   untuned u.csv 8 16 24
