@@ -92,12 +92,42 @@ void convert_for_pytorch(const DbConvertOptions& options) {
     // partial all the same, since a bad validator line would leave one out.
     const LoadedStore reference = load_store(options.for_pytorch, options.strict);
     require_something_read(reference);
+    if (reference.tables.size() > 1) {
+      // --environment chooses among the input's, so select_table's advice would not help.
+      throw InputError(fmt::format(
+          "{}: holds {} environments; a --for-pytorch reference is a results file PyTorch wrote, "
+          "which holds one",
+          options.for_pytorch, reference.tables.size()));
+    }
     validators = select_table(reference, 0).environment;
     skipped_lines += reference.diagnostics.error_count();
+    for (const auto& [key, value] : validators.entries()) {
+      if (const auto why = why_pytorch_reads_otherwise(value)) {
+        throw InputError(fmt::format("{}: validator {} = '{}': {}; nothing was written",
+                                     options.for_pytorch, key, value, *why));
+      }
+    }
   }
   const Environment given = environment_from_assignments(options.validators);
   for (const auto& [key, value] : given.entries()) validators.set(key, value);
+  if (!options.for_pytorch.empty() && !validators.contains("PT_VERSION")) {
+    throw InputError(fmt::format(
+        "{}: holds no PT_VERSION validator (is it a results file PyTorch wrote?), and PyTorch "
+        "loads no results file without it: add --validator PT_VERSION=<torch.__version__>",
+        options.for_pytorch));
+  }
   require_pytorch_version(validators);
+  // --for-pytorch means these validators exactly; results measured under other values of the
+  // same keys are relabelled, which is worth a word (db merge refuses that without
+  // --ignore-validators).
+  for (const auto& [key, value] : table.environment.entries()) {
+    const auto written = validators.get(key);
+    if (written && *written != value) {
+      fmt::print(stderr,
+                 "note: {} = {} in {}, where the results were measured; written as {} = {}\n", key,
+                 value, options.input, key, *written);
+    }
+  }
   ResultsTable out;
   out.environment = validators;
   std::size_t dropped = 0;

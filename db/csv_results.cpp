@@ -30,7 +30,8 @@ ResultsTable parse_results_csv(std::string_view content, std::string_view file,
   ResultsTable table;
   for (const TextLine& line : split_lines(content)) {
     auto bad = [&](std::string message) {
-      if (line.unterminated) message = "truncated last line (no newline at end of file): " + message;
+      if (line.unterminated)
+        message = "truncated last line (no newline at end of file): " + message;
       diagnostics.error(file, line.number, line.text, std::move(message));
     };
     const auto fields = split_fields(line.text);
@@ -43,7 +44,8 @@ ResultsTable parse_results_csv(std::string_view content, std::string_view file,
       std::string value = join_from(fields, 2);
       if (const auto existing = table.environment.get(fields[1])) {
         if (*existing != value) {
-          bad(fmt::format("validator {} given again with another value (first '{}', here '{}'); "
+          bad(
+              fmt::format("validator {} given again with another value (first '{}', here '{}'); "
                           "the first is kept",
                           fields[1], *existing, value));
         }
@@ -54,7 +56,8 @@ ResultsTable parse_results_csv(std::string_view content, std::string_view file,
     }
 
     if (fields.size() < 4) {
-      bad(fmt::format("expected at least 4 fields (op_signature,params_signature,solution,"
+      bad(
+          fmt::format("expected at least 4 fields (op_signature,params_signature,solution,"
                       "time_ms), got {}",
                       fields.size()));
       continue;
@@ -83,10 +86,13 @@ ResultsTable parse_results_csv(std::string_view content, std::string_view file,
     ResultEntry entry{std::string(fields[0]), std::string(fields[1]), std::string(fields[2]),
                       *time.value, std::vector<std::string>(fields.begin() + 4, fields.end())};
     if (const auto* previous = table.find(entry.op_signature, entry.params_signature)) {
+      // PyTorch's ReadFile keeps the first (it emplaces each line into a map): so does gemmtune,
+      // so that what it shows, checks, merges and converts is what PyTorch runs.
       diagnostics.warning(file, line.number, line.text,
-                          fmt::format("second entry for this problem replaces the earlier one "
-                                      "({}, {} ms); the last entry wins",
+                          fmt::format("second entry for this problem, ignored: the first ({}, {} "
+                                      "ms) is the one PyTorch runs",
                                       previous->solution, table.time_text_of(*previous)));
+      continue;
     }
     table.upsert(std::move(entry), std::string(fields[3]));
   }
@@ -121,7 +127,8 @@ std::string format_result_line(const ResultEntry& entry, std::string_view time_t
 
 std::string format_results_csv(const ResultsTable& table) {
   std::string out = format_validator_lines(table.environment);
-  for (const auto& entry : table.entries) out += format_result_line(entry, table.time_text_of(entry));
+  for (const auto& entry : table.entries)
+    out += format_result_line(entry, table.time_text_of(entry));
   return out;
 }
 

@@ -12,8 +12,8 @@
 //   lines are still used.
 // - A well-formed line whose signatures gemmtune cannot parse is KEPT as-is with a warning:
 //   PyTorch may add kinds this version does not know, and they must survive our round trips.
-// - A second entry for the same signatures replaces the first in its place (last wins, as when
-//   PyTorch reads the file) and is reported as a warning.
+// - A second entry for the same signatures is ignored (the first wins, as when PyTorch reads the
+//   file: its ReadFile emplaces each line into a map) and is reported as a warning.
 // - The original spelling of every time is remembered (ResultsTable::time_texts), so
 //   format_results_csv(parse_results_csv(f)) == f for every file PyTorch wrote.
 #pragma once

@@ -12,6 +12,21 @@
 
 namespace gemmtune {
 
+std::optional<std::string> why_pytorch_reads_otherwise(std::string_view value) {
+  // PyTorch's ReadFile splits the line with getline(..., ','), which drops an empty last field
+  // (the key is then missing) and ends the value at a comma.
+  if (value.empty()) {
+    return std::string(
+        "an empty value, which PyTorch's reader drops with the field, so the key goes missing "
+        "and the file fails its check");
+  }
+  if (const auto comma = value.find(','); comma != std::string_view::npos) {
+    return fmt::format("PyTorch's reader ends the value at the comma and reads '{}'",
+                       value.substr(0, comma));
+  }
+  return std::nullopt;
+}
+
 Environment environment_from_assignments(const std::vector<std::string>& assignments) {
   Environment env;
   for (const auto& text : assignments) {
@@ -24,6 +39,9 @@ Environment environment_from_assignments(const std::vector<std::string>& assignm
       throw InputError(fmt::format("--validator '{}' must not contain commas", text));
     }
     const std::string value = text.substr(eq + 1);
+    if (const auto why = why_pytorch_reads_otherwise(value)) {
+      throw InputError(fmt::format("--validator '{}': {}", text, *why));
+    }
     // A line break would end the validator's line in the file and start a bad one; the reader
     // trims spaces round a value, so one written with them would not read back as written.
     for (const std::string* part : {&key, &value}) {

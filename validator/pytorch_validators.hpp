@@ -29,4 +29,8 @@ std::optional<std::string> why_pytorch_cannot_run(std::string_view solution,
 // Throws InputError where the validators have no PT_VERSION: PyTorch loads no file without it.
 void require_pytorch_version(const Environment& validators);
 
+// Why PyTorch would read a validator's value other than as written (empty, or holding a comma);
+// nullopt where it reads it as written.
+std::optional<std::string> why_pytorch_reads_otherwise(std::string_view value);
+
 }  // namespace gemmtune

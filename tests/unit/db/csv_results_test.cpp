@@ -1,5 +1,5 @@
 // Results CSV: byte-exact round trip of a PyTorch file, validators anywhere, kept unknown kinds,
-// duplicates (last wins, reported) and every kind of bad line.
+// duplicates (the first wins, as in PyTorch, reported) and every kind of bad line.
 #include "db/csv_results.hpp"
 
 #include <gtest/gtest.h>
@@ -184,21 +184,23 @@ TEST(CsvResults, UnparseableSignaturesAreKeptWithAWarning) {
   EXPECT_EQ(format_results_csv(table), text);
 }
 
-TEST(CsvResults, DuplicateProblemLastWinsInPlaceAndIsReported) {
+// PyTorch's ReadFile emplaces each line into a map, so the first entry of a problem is the one it
+// runs; gemmtune reads the file the same way (a faster second entry too).
+TEST(CsvResults, DuplicateProblemFirstWinsAsInPyTorchAndIsReported) {
   Diagnostics d;
   const ResultsTable table = parse_results_csv(
       "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Default,0.5\n"
       "GemmTunableOp_Half_TN,tn_8_8_8_ld_8_8_8,Default,0.5\n"
-      "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Other,0.7\n",
+      "GemmTunableOp_Half_NN,nn_8_8_8_ld_8_8_8,Other,0.4\n",
       "dup.csv", d);
   ASSERT_EQ(table.entries.size(), 2u);
-  EXPECT_EQ(table.entries[0].solution, "Other");
-  EXPECT_EQ(table.entries[0].time_ms, 0.7);
+  EXPECT_EQ(table.entries[0].solution, "Default");
+  EXPECT_EQ(table.entries[0].time_ms, 0.5);
   ASSERT_EQ(d.warning_count(), 1u);
   EXPECT_EQ(d.all()[0].line, 3);
   EXPECT_EQ(d.all()[0].message,
-            "second entry for this problem replaces the earlier one (Default, 0.5 ms); the last "
-            "entry wins");
+            "second entry for this problem, ignored: the first (Default, 0.5 ms) is the one "
+            "PyTorch runs");
 }
 
 TEST(CsvResults, EveryKindOfBadLineIsExplainedAndGoodLinesSurvive) {

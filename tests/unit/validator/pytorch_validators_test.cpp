@@ -93,6 +93,17 @@ TEST(PytorchValidators, GemmtuneOwnSolutionsAreLeftOut) {
   EXPECT_TRUE(why_pytorch_cannot_run("Gemmtune_Skinny_rows_1_threads_256", env).has_value());
 }
 
+// PyTorch's ReadFile splits a line with getline(..., ','): an empty last field is dropped and a
+// value ends at a comma, so neither would be read as written.
+TEST(PytorchValidators, ValuesPyTorchWouldReadOtherwiseAreRefused) {
+  EXPECT_FALSE(why_pytorch_reads_otherwise("2.11.0").has_value());
+  EXPECT_TRUE(why_pytorch_reads_otherwise("").has_value());
+  const auto comma = why_pytorch_reads_otherwise("4.0,extra");
+  ASSERT_TRUE(comma.has_value());
+  EXPECT_NE(comma->find("reads '4.0'"), std::string::npos) << *comma;
+  EXPECT_THROW(environment_from_assignments({"PT_VERSION="}), InputError);
+}
+
 TEST(PytorchValidators, PtVersionIsRequired) {
   EXPECT_NO_THROW(require_pytorch_version(environment_from_assignments({"PT_VERSION=2.11.0"})));
   try {
