@@ -72,6 +72,10 @@ TEST(OutputNames, FindsPerDeviceFilesButNotGatheredOnes) {
   EXPECT_EQ(found[0].second, dir / "res0.csv");
   EXPECT_EQ(found[1].first, 2);
 
+  // res01.csv is no device's file: per_device(1) is res1.csv, which would be read instead.
+  testing::write_text(dir / "res01.csv", "");
+  EXPECT_EQ(n.existing_per_device().size(), 2u);
+
   const auto ranked = OutputNames(dir / "res0.csv", Shard{1, 2, "x"}).existing_per_device();
   ASSERT_EQ(ranked.size(), 1u);
   EXPECT_EQ(ranked[0].first, 1);
