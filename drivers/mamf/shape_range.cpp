@@ -50,8 +50,11 @@ std::vector<std::int64_t> expand(const DimSpec& spec) {
     // The distance cannot overflow (the values and the stop are non-negative here), and
     // start + i * step stays between them.
     const std::int64_t distance = step > 0 ? stop - start : start - stop;
-    const std::int64_t stride = step > 0 ? step : -step;
-    const std::int64_t count = (distance - 1) / stride + 1;
+    // |step| without negating INT64_MIN.
+    const std::uint64_t stride =
+        step > 0 ? static_cast<std::uint64_t>(step) : static_cast<std::uint64_t>(-(step + 1)) + 1;
+    const auto count =
+        static_cast<std::int64_t>(static_cast<std::uint64_t>(distance - 1) / stride + 1);
     if (count > kMaxValuesPerDim) {
       throw InputError(fmt::format("{} holds {} values, more than the {} a dimension may have",
                                    text(), count, kMaxValuesPerDim));

@@ -34,6 +34,10 @@ TEST(ShapeRange, ANegativeStepCountsDown) {
   EXPECT_EQ(expand(range("m", 1024, 0, -256)), (std::vector<std::int64_t>{1024, 768, 512, 256}));
   EXPECT_EQ(expand(range("m", 1000, 255, -250)), (std::vector<std::int64_t>{1000, 750, 500}));
   EXPECT_EQ(expand(range("m", 1000, 250, -250)), (std::vector<std::int64_t>{1000, 750, 500}));
+  // A step larger than the range, down to the smallest int64, is one value (no negation
+  // overflows).
+  EXPECT_EQ(expand(range("m", 100, 0, std::numeric_limits<std::int64_t>::min())),
+            (std::vector<std::int64_t>{100}));
 }
 
 TEST(ShapeRange, ListsAreTakenAsGiven) {
