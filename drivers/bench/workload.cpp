@@ -30,7 +30,7 @@ Workload parse(const WorkloadReader& r, const std::string& file, std::string_vie
   } else if (!root.is_object()) {
     r.fail("", fmt::format("expected a JSON object (or a list of cases), got {}", shown(root)));
   } else if (root.contains("cases")) {
-    for (const char* other : {"input_shape_list", "input_shape_groups"}) {
+    for (const char* other : {"input_shape_list", "M/K/N", "input_shape_groups"}) {
       if (root.contains(other)) {
         r.fail(other,
                "a workload gives its GEMMs as cases or as shapes, not both: which to run "
@@ -45,8 +45,8 @@ Workload parse(const WorkloadReader& r, const std::string& file, std::string_vie
     }
     const Json* top_iterations = root.contains("iterations") ? &root["iterations"] : nullptr;
     read_cases(r, root["cases"], "cases", top_iterations, w);
-  } else if (root.contains("input_shape_list") || root.contains("input_shape_groups") ||
-             root.contains("operator")) {
+  } else if (root.contains("input_shape_list") || root.contains("M/K/N") ||
+             root.contains("input_shape_groups") || root.contains("operator")) {
     read_shape_form(r, root, w);
   } else {
     read_named_operators(r, root, w);

@@ -77,6 +77,8 @@ TEST(Workload, OldFormShapeSourcesAddUpAsPerfEngine) {
   EXPECT_EQ(shapes(triples),
             (std::vector<Mkn>{{8, 16, 32, "float32"}, {1, 2, 3, "float32"}, {5, 6, 7, "float32"}}));
   EXPECT_EQ(triples.cases[1].origin, "M/K/N[1]");
+  // Without "operator", named by the file as micro_perf names it.
+  EXPECT_EQ(parse_workload(R"({"M/K/N": [[8, 16, 32]]})", "gemm.json").cases.size(), 1u);
 }
 
 TEST(Workload, OldFormDefaultsAndAScalarDtype) {
