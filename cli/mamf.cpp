@@ -12,9 +12,7 @@
 
 #include <atomic>
 #include <cctype>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -29,7 +27,6 @@
 #include "cli/same_file_checks.hpp"
 #include "cli/tuning_options.hpp"
 #include "cli/value_checks.hpp"
-#include "db/atomic_file.hpp"
 #include "drivers/mamf/mamf_report.hpp"
 #include "drivers/mamf/mamf_run.hpp"
 #include "drivers/mamf/shape_range.hpp"
@@ -124,11 +121,7 @@ class MamfConsole final : public MamfObserver {
       throw InputError(fmt::format("{}: cannot create its directory {}: {}", output_file,
                                    path.parent_path().string(), ec.message()));
     }
-    check_can_write(path);
-    if (std::filesystem::exists(path, ec) && ::access(path.c_str(), W_OK) != 0) {
-      throw InputError(
-          fmt::format("{}: cannot write the output file: {}", output_file, std::strerror(errno)));
-    }
+    require_appendable(path);
   }
 
   void text(std::string_view text) override {

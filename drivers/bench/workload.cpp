@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "db/text_lines.hpp"
@@ -12,6 +14,9 @@
 namespace gemmtune::bench {
 namespace detail {
 namespace {
+
+// The keys that give an old-form workload's shapes (workload_shapes.cpp reads them).
+constexpr const char* kShapeKeys[] = {"input_shape_list", "M/K/N", "input_shape_groups"};
 
 // Which form the document is in, and its cases.
 Workload parse(const WorkloadReader& r, const std::string& file, std::string_view text) {
@@ -30,7 +35,7 @@ Workload parse(const WorkloadReader& r, const std::string& file, std::string_vie
   } else if (!root.is_object()) {
     r.fail("", fmt::format("expected a JSON object (or a list of cases), got {}", shown(root)));
   } else if (root.contains("cases")) {
-    for (const char* other : {"input_shape_list", "M/K/N", "input_shape_groups"}) {
+    for (const char* other : kShapeKeys) {
       if (root.contains(other)) {
         r.fail(other,
                "a workload gives its GEMMs as cases or as shapes, not both: which to run "
@@ -45,8 +50,9 @@ Workload parse(const WorkloadReader& r, const std::string& file, std::string_vie
     }
     const Json* top_iterations = root.contains("iterations") ? &root["iterations"] : nullptr;
     read_cases(r, root["cases"], "cases", top_iterations, w);
-  } else if (root.contains("input_shape_list") || root.contains("M/K/N") ||
-             root.contains("input_shape_groups") || root.contains("operator")) {
+  } else if (root.contains("operator") ||
+             std::any_of(std::begin(kShapeKeys), std::end(kShapeKeys),
+                         [&](const char* key) { return root.contains(key); })) {
     read_shape_form(r, root, w);
   } else {
     read_named_operators(r, root, w);
