@@ -26,7 +26,7 @@ reference=$(ls "$work"/pytorch_results*.csv 2>/dev/null | head -1)
 for f in untuned reference; do
   [ -s "${!f}" ] || { echo "FAIL: PyTorch wrote no $f file in $work" >&2; ls -l "$work" >&2; exit 1; }
 done
-echo "PyTorch recorded $(grep -c . "$untuned") GEMMs; its validators: $(grep '^Validator,' "$reference" | tr '\n' ' ')"
+echo "PyTorch recorded $(grep -c . "$untuned") GEMMs ($(grep -c '^ScaledGemm' "$untuned") ScaledGemm); its validators: $(grep '^Validator,' "$reference" | tr '\n' ' ')"
 
 roundtrip() {  # NAME [tune options...]
   local name=$1
