@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/exit_codes.hpp"
+#include "cli/option_abbreviations.hpp"
 #include "tuner/error.hpp"
 #include "validator/collect.hpp"
 
@@ -95,6 +96,18 @@ std::unique_ptr<CLI::App> make_app() {
 
 int run(int argc, char** argv) {
   auto app = make_app();
+  // mamf takes mamf-finder.py's command lines, abbreviated options included (argparse's rule).
+  ExpandedArguments expanded = expand_abbreviations(*app->get_subcommand("mamf"),
+                                                    std::vector<std::string>(argv, argv + argc));
+  if (!expanded.error.empty()) {
+    fmt::print(stderr, "gemmtune mamf: {}\nRun with --help for more information.\n",
+               expanded.error);
+    return to_int(ExitCode::Usage);
+  }
+  std::vector<char*> expanded_argv;
+  for (std::string& arg : expanded.args) expanded_argv.push_back(arg.data());
+  expanded_argv.push_back(nullptr);
+  argv = expanded_argv.data();
   try {
     app->parse(argc, argv);
     return to_int(ExitCode::Success);

@@ -1,0 +1,29 @@
+// argparse's abbreviated long options, for the subcommand that takes mamf-finder.py's command
+// lines: argparse accepts any prefix of a long option that names only one ("--num_iter" for
+// "--num_iterations", "--m_r" for "--m_range"), and scripts written for mamf-finder.py may use
+// them. CLI11 has no such rule, so the arguments are written out in full before it parses them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace gemmtune::cli {
+
+struct ExpandedArguments {
+  std::vector<std::string> args;  // argv with each abbreviation written out
+  std::string error;              // argparse's message for an ambiguous prefix; empty if none
+};
+
+// For the arguments of `subcommand` (where args[1..] name it first, after any options of the
+// program itself), every "--PREFIX" or "--PREFIX=VALUE" up to a "--" that is not one of its long
+// options but begins exactly one of them becomes that option. A prefix that begins several is an
+// error naming them, as argparse's ("ambiguous option: --num could match --num_iterations,
+// --num_warmup_iterations"); one that begins none is left for the parser to refuse. Other
+// subcommands' arguments are returned unchanged.
+ExpandedArguments expand_abbreviations(const CLI::App& subcommand, std::vector<std::string> args);
+
+}  // namespace gemmtune::cli
