@@ -23,6 +23,7 @@
 #include "cli/same_file_checks.hpp"
 #include "cli/text_table.hpp"
 #include "cli/tuning_options.hpp"
+#include "cli/value_checks.hpp"
 #include "db/atomic_file.hpp"
 #include "db/results_store.hpp"
 #include "drivers/backend_factory.hpp"
@@ -367,7 +368,8 @@ void setup_bench(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--results", cli->results_file,
                   "Take tuned solutions from this results file (.csv, .db); problems it lacks are "
-                  "tuned on the spot");
+                  "tuned on the spot")
+      ->check(results_file_name());
   cmd->add_option("--output-csv", cli->output_csv, "Also write the rows to this CSV file");
   cmd->add_option("--output-jsonl", cli->output_jsonl, "Also write the run and its rows as JSONL");
   cmd->add_option("--dtype", cli->dtypes,

@@ -15,6 +15,7 @@
 #include "cli/number_checks.hpp"
 #include "cli/results_view.hpp"
 #include "cli/tuning_options.hpp"
+#include "cli/value_checks.hpp"
 #include "drivers/backend_factory.hpp"
 #include "drivers/solution_resolver.hpp"
 #include "tuner/error.hpp"
@@ -140,7 +141,9 @@ void run_db_check(const DbCheckOptions& options) {
                  comparison.mismatch_count());
     }
   }
-  fmt::print("Summary: {} environment(s), {}\n", loaded.tables.size(),
+  // Which environments are usable, so that the line never reads as all well beside a refusal.
+  fmt::print("Summary: {} environment(s): {} usable, {} refused; {}\n", loaded.tables.size(),
+             loaded.tables.size() - mismatched_tables, mismatched_tables,
              loaded.diagnostics.summary());
   if (mismatched_tables > 0) {
     throw ExitWith(ExitCode::ValidatorMismatch, fmt::format("{}: validators differ from {}",
@@ -162,9 +165,12 @@ void setup_db_check(CLI::App& db) {
   auto options = std::make_shared<DbCheckOptions>();
   auto* cmd = db.add_subcommand(
       "check", "Parse a results file and explain its validators against this machine");
-  cmd->add_option("file", options->file, "Results file (.csv, .db, .sqlite, .sqlite3)")->required();
+  cmd->add_option("file", options->file, "Results file (.csv, .db, .sqlite, .sqlite3)")
+      ->required()
+      ->check(results_file_name());
   cmd->add_option("--against", options->against,
-                  "Compare with the validators of this results file instead of this machine");
+                  "Compare with the validators of this results file instead of this machine")
+      ->check(results_file_name());
   cmd->add_option("--backend", options->backend, "Backend whose environment to compare with")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->envname("GEMMTUNE_BACKEND")

@@ -11,6 +11,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/results_view.hpp"
 #include "cli/same_file_checks.hpp"
+#include "cli/value_checks.hpp"
 #include "db/atomic_file.hpp"
 #include "db/convert.hpp"
 #include "db/results_store.hpp"
@@ -179,9 +180,12 @@ void run_db_convert(const DbConvertOptions& options) {
 void setup_db_convert(CLI::App& db) {
   auto options = std::make_shared<DbConvertOptions>();
   auto* cmd = db.add_subcommand("convert", "Convert a results file between CSV and SQLite");
-  cmd->add_option("input", options->input, "Results file to read")->required();
+  cmd->add_option("input", options->input, "Results file to read")
+      ->required()
+      ->check(results_file_name());
   cmd->add_option("output", options->output, "Results file to write (format by extension)")
-      ->required();
+      ->required()
+      ->check(results_file_name());
   cmd->add_option("--environment", options->environment,
                   "Convert only the N-th environment of a multi-environment database (1-based)")
       ->check(CLI::Validator(

@@ -13,6 +13,7 @@
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/results_view.hpp"
+#include "cli/value_checks.hpp"
 #include "db/atomic_file.hpp"
 #include "db/merge.hpp"
 #include "db/results_store.hpp"
@@ -205,8 +206,11 @@ void setup_db_merge(CLI::App& db) {
   auto options = std::make_shared<DbMergeOptions>();
   auto* cmd = db.add_subcommand("merge", "Merge results files; the faster time wins conflicts");
   cmd->add_option("output", options->output, "Results file to write (kept entries if it exists)")
-      ->required();
-  cmd->add_option("inputs", options->inputs, "Results files to merge")->required();
+      ->required()
+      ->check(results_file_name());
+  cmd->add_option("inputs", options->inputs, "Results files to merge")
+      ->required()
+      ->check(results_file_name());
   cmd->add_flag("--strict", options->strict, "Fail on the first bad line instead of skipping it");
   cmd->add_flag("--ignore-validators", options->ignore_validators,
                 "Merge files measured in other environments too, under the first file's "

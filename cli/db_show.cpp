@@ -4,6 +4,7 @@
 #include "cli/app.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/results_view.hpp"
+#include "cli/value_checks.hpp"
 
 namespace gemmtune::cli {
 namespace {
@@ -32,7 +33,9 @@ void run_db_show(const DbShowOptions& options) {
 void setup_db_show(CLI::App& db) {
   auto options = std::make_shared<DbShowOptions>();
   auto* cmd = db.add_subcommand("show", "Print the validators and entries of a results file");
-  cmd->add_option("file", options->file, "Results file (.csv, .db, .sqlite, .sqlite3)")->required();
+  cmd->add_option("file", options->file, "Results file (.csv, .db, .sqlite, .sqlite3)")
+      ->required()
+      ->check(results_file_name());
   cmd->add_flag("--strict", options->strict, "Fail on the first bad line instead of skipping it");
   cmd->callback([options] { run_db_show(*options); });
 }

@@ -303,7 +303,8 @@ void setup_mamf(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--tuned", o.tuned, "Tune every shape and report its best solution beside Default");
   cmd->add_option("--results", o.results_file,
-                  "Use the solutions of this results file (.csv, .db) where it has the shape");
+                  "Use the solutions of this results file (.csv, .db) where it has the shape")
+      ->check(results_file_name());
   cmd->add_option("--max-finalists", o.tuner.timing.max_finalists,
                   "--tuned: how many of the fastest correct candidates are fully measured")
       ->check(finite_non_negative())
@@ -341,7 +342,8 @@ void setup_mamf(CLI::App& app) {
       ->check(finite_positive());
   cmd->add_option("--db", o.store_file,
                   "Also store every shape's result in this results store (.db, .sqlite, .csv); a "
-                  "shape it already holds keeps its entry");
+                  "shape it already holds keeps its entry")
+      ->check(results_file_name());
   cmd->add_option("--plot", o.plot_file, "Draw TFLOPS over the sweep into this SVG file (.svg)")
       ->check(CLI::Validator(
           [](std::string& file) -> std::string {

@@ -333,6 +333,7 @@ void setup_tune(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_option("-o,--output", o.output,
                   "Results file (.csv, .db, .sqlite, .sqlite3); appended to")
+      ->check(results_file_name())
       ->envname("GEMMTUNE_RESULTS_FILE")
       ->capture_default_str();
   cmd->add_option("--backend", cli->backend, "auto (CUDA where a GPU is present), cpu or cuda")

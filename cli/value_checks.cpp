@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "db/results_store.hpp"
 #include "drivers/backend_factory.hpp"
 #include "tuner/error.hpp"
 #include "tuner/numerical_check.hpp"
@@ -34,6 +35,12 @@ CLI::Validator parsed_by(std::string description, std::function<void(const std::
 CLI::Validator numerical_check_value() {
   return parsed_by("on, off or ATOL_RTOL",
                    [](const std::string& text) { (void)parse_numerical_check(text); });
+}
+
+CLI::Validator results_file_name() {
+  return parsed_by("FILE (.csv, .db, .sqlite, .sqlite3)", [](const std::string& text) {
+    if (!text.empty()) (void)results_store_kind(text);
+  });
 }
 
 CLI::Validator provider_name() {

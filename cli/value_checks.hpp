@@ -28,4 +28,9 @@ CLI::Validator numerical_check_value();
 // another backend's provider is still refused then, as bad input, before anything is tuned.
 CLI::Validator provider_name();
 
+// A results file's name: .csv, or .db, .sqlite, .sqlite3 (SQLite), in any letter case
+// (db/results_store.hpp), so that `-o results.txt` is a usage error before anything runs. An empty
+// value is left to the option (in a configuration file it means "not set").
+CLI::Validator results_file_name();
+
 }  // namespace gemmtune::cli

@@ -71,7 +71,7 @@ std::string Diagnostics::format_all() const {
 }
 
 std::string Diagnostics::summary() const {
-  if (all_.empty()) return "no problems";
+  if (all_.empty()) return "no bad lines";
   const auto warnings = warning_count();
   std::string out = fmt::format("{} bad line{} skipped", errors_, errors_ == 1 ? "" : "s");
   if (warnings > 0) out += fmt::format(", {} warning{}", warnings, warnings == 1 ? "" : "s");

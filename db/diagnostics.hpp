@@ -45,7 +45,7 @@ class Diagnostics {
 
   // Every diagnostic, formatted, one after the other.
   std::string format_all() const;
-  // "2 bad lines skipped, 1 warning" or "no problems".
+  // "2 bad lines skipped, 1 warning" or "no bad lines" (not "no problems": a problem is a GEMM).
   std::string summary() const;
 
  private:

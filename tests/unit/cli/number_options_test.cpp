@@ -120,6 +120,15 @@ TEST(ValueOptions, RefusedValuesAreUsageErrorsNamingTheOption) {
       {{"mamf", "--m_range", "512", "512", "64"}, "--m_range"},
       {{"mamf", "--k_range", "0", "128", "0"}, "--k_range"},
       {{"mamf", "--n", "64", "0"}, "--n"},
+      // A results file's name that no store reads (exit 3, as if a file were bad, before).
+      {{"tune", "--problem", "x", "-o", "results.txt"}, "--output"},
+      {with(mamf, {"--db", "store.json"}), "--db"},
+      {with(mamf, {"--results", "tuned"}), "--results"},
+      {{"bench", "w.json", "--results", "r.tsv"}, "--results"},
+      {{"db", "show", "r.txt"}, "file"},
+      {{"db", "check", "r.csv", "--against", "o.txt"}, "--against"},
+      {{"db", "convert", "r.csv", "r.json"}, "output"},
+      {{"db", "merge", "out.csv", "a.csv", "b.txt"}, "inputs"},
   };
   for (const auto& [line, option] : cases) {
     const std::string error = usage_error(line);

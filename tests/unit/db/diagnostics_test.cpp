@@ -39,7 +39,7 @@ TEST(Diagnostics, ShowsPartOfAHugeLineAndEscapesControlBytes) {
 
 TEST(Diagnostics, CountsErrorsAndWarnings) {
   Diagnostics d;
-  EXPECT_EQ(d.summary(), "no problems");
+  EXPECT_EQ(d.summary(), "no bad lines");
   d.error("f", 1, "t", "e1");
   d.warning("f", 2, "t", "w1");
   d.error("f", 3, "t", "e2");
