@@ -97,8 +97,9 @@ std::unique_ptr<CLI::App> make_app() {
 int run(int argc, char** argv) {
   auto app = make_app();
   // mamf takes mamf-finder.py's command lines, abbreviated options included (argparse's rule).
-  ExpandedArguments expanded = expand_abbreviations(*app->get_subcommand("mamf"),
-                                                    std::vector<std::string>(argv, argv + argc));
+  ExpandedArguments expanded =
+      expand_abbreviations(*app->get_subcommand("mamf"), mamf_finder_options(),
+                           std::vector<std::string>(argv, argv + argc));
   if (!expanded.error.empty()) {
     fmt::print(stderr, "gemmtune mamf: {}\nRun with --help for more information.\n",
                expanded.error);

@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace gemmtune::cli {
 
@@ -13,6 +15,10 @@ std::unique_ptr<CLI::App> make_app();
 
 // Parses and runs; returns the process exit code (see exit_codes.hpp).
 int run(int argc, char** argv);
+
+// The long options of mamf-finder.py that gemmtune mamf takes ("--m", "--dtype", ...): where an
+// abbreviation is unique among them, it means what it means to mamf-finder.py.
+const std::vector<std::string>& mamf_finder_options();
 
 // Registration functions, one per subcommand file.
 void setup_tune(CLI::App& app);

@@ -203,9 +203,9 @@ void setup_db_convert(CLI::App& db) {
                        : "environment " + text + " is out of range";
           },
           "N ≥ 1"));
-  cmd->add_option(
-      "--for-pytorch", options->for_pytorch,
-      "Write for PyTorch TunableOp: use exactly this PyTorch results file's validators");
+  cmd->add_option("--for-pytorch", options->for_pytorch,
+                  "Write for PyTorch TunableOp: use exactly this PyTorch results file's validators")
+      ->check(results_file_name());
   cmd->add_option("--validator", options->validators,
                   "Write for PyTorch TunableOp with this validator (KEY=VALUE, repeatable)")
       ->check(CLI::Validator(

@@ -251,6 +251,16 @@ void run_mamf_command(MamfCliOptions& cli, const std::string& command_line) {
 
 }  // namespace
 
+const std::vector<std::string>& mamf_finder_options() {
+  // clang-format off
+  static const std::vector<std::string> names = {
+      "--m", "--n", "--k", "--m_range", "--n_range", "--k_range", "--num_iterations",
+      "--num_warmup_iterations", "--dtype", "--cuda_device", "--output_file", "--notes",
+      "--verbose", "--no-verbose"};
+  // clang-format on
+  return names;
+}
+
 void setup_mamf(CLI::App& app) {
   auto cli = std::make_shared<MamfCliOptions>();
   MamfOptions& o = cli->run;

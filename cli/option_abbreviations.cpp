@@ -20,9 +20,21 @@ std::vector<std::string> long_names(const CLI::App& app) {
   return names;
 }
 
+// The names of `names` that begin with `prefix`.
+std::vector<std::string> beginning_with(std::string_view prefix,
+                                        const std::vector<std::string>& names) {
+  std::vector<std::string> matches;
+  for (const std::string& name : names) {
+    if (name.starts_with(prefix)) matches.push_back(name);
+  }
+  return matches;
+}
+
 }  // namespace
 
-ExpandedArguments expand_abbreviations(const CLI::App& subcommand, std::vector<std::string> args) {
+ExpandedArguments expand_abbreviations(const CLI::App& subcommand,
+                                       const std::vector<std::string>& preferred,
+                                       std::vector<std::string> args) {
   ExpandedArguments out;
   // The subcommand is the first word that is not an option of the program itself.
   std::size_t at = 1;
@@ -39,10 +51,8 @@ ExpandedArguments expand_abbreviations(const CLI::App& subcommand, std::vector<s
     const std::size_t equals = arg.find('=');
     const std::string_view typed = std::string_view(arg).substr(0, equals);
     if (std::binary_search(names.begin(), names.end(), typed)) continue;
-    std::vector<std::string> matches;
-    for (const std::string& name : names) {
-      if (name.starts_with(typed)) matches.push_back(name);
-    }
+    std::vector<std::string> matches = beginning_with(typed, preferred);
+    if (matches.empty()) matches = beginning_with(typed, names);
     if (matches.size() > 1) {
       out.error =
           fmt::format("ambiguous option: {} could match {}", typed, fmt::join(matches, ", "));

@@ -20,10 +20,15 @@ struct ExpandedArguments {
 
 // For the arguments of `subcommand` (where args[1..] name it first, after any options of the
 // program itself), every "--PREFIX" or "--PREFIX=VALUE" up to a "--" that is not one of its long
-// options but begins exactly one of them becomes that option. A prefix that begins several is an
-// error naming them, as argparse's ("ambiguous option: --num could match --num_iterations,
-// --num_warmup_iterations"); one that begins none is left for the parser to refuse. Other
-// subcommands' arguments are returned unchanged.
-ExpandedArguments expand_abbreviations(const CLI::App& subcommand, std::vector<std::string> args);
+// options but begins exactly one of them becomes that option. The options of the other tool
+// (`preferred`: "--dtype", ...) are matched first, and the rest only where none of those begins
+// the prefix, so that a prefix unique among that tool's options means what it means there ("--d"
+// is --dtype, beside gemmtune's --db). A prefix that begins several is an error naming them, as
+// argparse's ("ambiguous option: --num could match --num_iterations, --num_warmup_iterations");
+// one that begins none is left for the parser to refuse. Other subcommands' arguments are
+// returned unchanged. A value that starts with "--" is taken for an option, as argparse takes it.
+ExpandedArguments expand_abbreviations(const CLI::App& subcommand,
+                                       const std::vector<std::string>& preferred,
+                                       std::vector<std::string> args);
 
 }  // namespace gemmtune::cli

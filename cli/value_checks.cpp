@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <vector>
 
 #include "db/results_store.hpp"
@@ -39,7 +40,9 @@ CLI::Validator numerical_check_value() {
 
 CLI::Validator results_file_name() {
   return parsed_by("FILE (.csv, .db, .sqlite, .sqlite3)", [](const std::string& text) {
-    if (!text.empty()) (void)results_store_kind(text);
+    // A directory is left to the store, which says it is one whatever its name.
+    std::error_code ec;
+    if (!text.empty() && !std::filesystem::is_directory(text, ec)) (void)results_store_kind(text);
   });
 }
 

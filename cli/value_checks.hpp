@@ -30,7 +30,8 @@ CLI::Validator provider_name();
 
 // A results file's name: .csv, or .db, .sqlite, .sqlite3 (SQLite), in any letter case
 // (db/results_store.hpp), so that `-o results.txt` is a usage error before anything runs. An empty
-// value is left to the option (in a configuration file it means "not set").
+// value is left to the option (in a configuration file it means "not set"), and a directory to the
+// store ("is a directory, not a results file", bad input, whatever its name).
 CLI::Validator results_file_name();
 
 }  // namespace gemmtune::cli

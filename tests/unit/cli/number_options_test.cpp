@@ -4,11 +4,14 @@
 // (cli/value_checks.hpp) are refused as the line is parsed too: usage errors, not bad input.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <string>
 #include <vector>
 
 #include "cli/app.hpp"
 #include "cli/number_checks.hpp"
+#include "cli/value_checks.hpp"
 
 namespace gemmtune::cli {
 namespace {
@@ -135,6 +138,22 @@ TEST(ValueOptions, RefusedValuesAreUsageErrorsNamingTheOption) {
     EXPECT_NE(error.find(option), std::string::npos)
         << line[0] << " " << option << ": '" << error << "'";
   }
+}
+
+TEST(ValueOptions, AResultsFileNameIsCheckedButADirectoryIsLeftToTheStore) {
+  const CLI::Validator check = results_file_name();
+  for (std::string good :
+       {"r.csv", "R.DB", "t.sqlite", "t.sqlite3", "r%d.csv", "r.rank1.csv", ""}) {
+    EXPECT_EQ(check(good), "") << good;
+  }
+  for (std::string bad : {"r.txt", "results", "r.csv.bak"}) EXPECT_NE(check(bad), "") << bad;
+  // An existing directory is the store's to refuse ("is a directory, not a results file", exit
+  // 3), which says what it is; its name has no extension to speak of.
+  const auto dir = std::filesystem::temp_directory_path() / "gemmtune-results-dir-check";
+  std::filesystem::create_directories(dir);
+  std::string name = dir.string();
+  EXPECT_EQ(check(name), "");
+  std::filesystem::remove(dir);
 }
 
 }  // namespace
