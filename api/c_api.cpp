@@ -416,9 +416,7 @@ gemmtune_status gemmtune_read_file(gemmtune_context* context, const char* filena
   return guarded([&] {
     const gemmtune::LoadReport r = context->context.read_file(filename != nullptr ? filename : "");
     if (r.accepted) return GEMMTUNE_SUCCESS;
-    // Unreadable files say "could not be read"; everything else refused is a mismatch.
-    const bool unreadable = r.message.find("could not be read") != std::string::npos;
-    return fail(unreadable ? GEMMTUNE_ERROR_BAD_INPUT : GEMMTUNE_ERROR_VALIDATOR_MISMATCH,
+    return fail(r.unreadable ? GEMMTUNE_ERROR_BAD_INPUT : GEMMTUNE_ERROR_VALIDATOR_MISMATCH,
                 r.message);
   });
 }

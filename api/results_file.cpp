@@ -15,11 +15,12 @@ namespace gemmtune::api {
 
 namespace {
 
-// A file none of which is used: `what` went wrong, said at length in the report, and `refusal`
-// on one line (write_file's message). Not "every GEMM runs Default": a read_file after results
-// were loaded keeps those.
-void refuse(LoadedResults& out, const std::string& what, std::string refusal) {
+// A file none of which is used because it cannot be read as a results file: `what` went wrong,
+// said at length in the report, and `refusal` on one line (write_file's message). Not "every GEMM
+// runs Default": a read_file after results were loaded keeps those.
+void refuse_unreadable(LoadedResults& out, const std::string& what, std::string refusal) {
   out.report.accepted = false;
+  out.report.unreadable = true;
   out.report.message = fmt::format(
       "{}; none of it is used: its GEMMs run Default (or what an earlier file gave them)", what);
   out.refusal = std::move(refusal);
@@ -45,18 +46,18 @@ LoadedResults load_results_file(const std::string& path, const Environment& curr
     auto store = open_results_store(path);
     tables = store->load(diagnostics);
   } catch (const std::exception& e) {
-    refuse(out, fmt::format("{} could not be read ({})", path, e.what()),
-           fmt::format("it could not be read: {}", e.what()));
+    refuse_unreadable(out, fmt::format("{} could not be read ({})", path, e.what()),
+                      fmt::format("it could not be read: {}", e.what()));
     return out;
   }
   r.bad_lines = diagnostics.error_count();
   // Not one line read (a binary, a README under a .csv name): no results file, refused as the
   // docs say, not "accepted, 0 entries", which left its appends to fail later for another reason.
   if (all_gave_nothing(tables) && r.bad_lines > 0) {
-    refuse(out,
-           fmt::format("{} is not a results file: none of its lines could be read ({})", path,
-                       diagnostics.summary()),
-           fmt::format("none of its lines could be read ({})", diagnostics.summary()));
+    refuse_unreadable(out,
+                      fmt::format("{} is not a results file: none of its lines could be read ({})",
+                                  path, diagnostics.summary()),
+                      fmt::format("none of its lines could be read ({})", diagnostics.summary()));
     return out;
   }
   // This machine's own table where a database has one; else the first that matches it (one

@@ -66,6 +66,8 @@ struct LoadReport {
   std::string file;
   bool found = false;         // the file exists
   bool accepted = true;       // read, and measured in this environment (or no file at all)
+  bool unreadable = false;    // refused because it is no results file that can be read (a
+                              // directory, not SQLite, no line readable), not for its validators
   std::size_t entries = 0;    // results now used for lookup
   std::size_t bad_lines = 0;  // lines skipped (the rest of the file is still used)
   std::size_t unparsed = 0;   // kept for write_file but not used (kinds this version lacks)
@@ -106,7 +108,8 @@ class Context {
                  double beta = 0.0, void* stream = nullptr);
   // The general form: bias, fp8 scales, your own workspace.
   RunStatus gemm(const Problem& problem, const Operands& operands, void* stream = nullptr);
-  // Which solution gemm() would run now, and why. Never tunes, records or does I/O.
+  // Which solution gemm() would run now, and why. Never tunes or records, and touches no file; the
+  // first look at a loaded line whose solution cannot run here logs the fallback warning once.
   Lookup lookup(const Problem& problem) const;
 
   // ---- solutions --------------------------------------------------------------------------

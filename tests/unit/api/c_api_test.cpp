@@ -71,6 +71,15 @@ TEST(CApi, CreateGemmLookupAndModes) {
   EXPECT_EQ(gemmtune_read_file(ctx, (dir / "foreign.csv").string().c_str()),
             GEMMTUNE_ERROR_VALIDATOR_MISMATCH);
   EXPECT_NE(std::string(gemmtune_last_error()).find("GEMMTUNE_BACKEND"), std::string::npos);
+  // A file that is no results file at all is bad input, not a file measured elsewhere: a CSV
+  // file none of whose lines reads, a directory, a .db that is not SQLite.
+  write_text(dir / "noise.csv", "just some text\nand more\n");
+  write_text(dir / "junk.db", "not a database");
+  std::filesystem::create_directories(dir / "adir.csv");
+  for (const char* name : {"noise.csv", "junk.db", "adir.csv"}) {
+    EXPECT_EQ(gemmtune_read_file(ctx, (dir / name).string().c_str()), GEMMTUNE_ERROR_BAD_INPUT)
+        << name << ": " << gemmtune_last_error();
+  }
   gemmtune_destroy(ctx);
   gemmtune_destroy(nullptr);
 }
