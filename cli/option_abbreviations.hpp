@@ -26,8 +26,8 @@ struct ExpandedArguments {
 // is --dtype, beside gemmtune's --db). A prefix that begins several is an error naming them, as
 // argparse's ("ambiguous option: --num could match --num_iterations, --num_warmup_iterations");
 // one that begins none is left for the parser to refuse. Other subcommands' arguments are
-// returned unchanged. A word that starts with "--" is expanded wherever it stands, also as the value
-// of an option before it ("--notes --out"), a line argparse refuses (it takes the word for an
+// returned unchanged. A word that starts with "--" is expanded wherever it stands, also as the
+// value of an option before it ("--notes --out"), a line argparse refuses (it takes the word for an
 // option) and CLI11 then reads with the expanded word as the value.
 ExpandedArguments expand_abbreviations(const CLI::App& subcommand,
                                        const std::vector<std::string>& preferred,
