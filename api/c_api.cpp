@@ -385,6 +385,12 @@ gemmtune_status gemmtune_set_numerical_check(gemmtune_context* context, const ch
   });
 }
 
+gemmtune_status gemmtune_get_numerical_check(const gemmtune_context* context, char* mode,
+                                             size_t size) {
+  GEMMTUNE_NEED(context);
+  return guarded([&] { return copy_out(context->context.numerical_check(), mode, size); });
+}
+
 gemmtune_status gemmtune_set_filename(gemmtune_context* context, const char* filename,
                                       int insert_device_ordinal) {
   GEMMTUNE_NEED(context);

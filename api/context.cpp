@@ -161,6 +161,11 @@ void Context::set_numerical_check(std::string_view mode) {
   impl_->options.numerical_check = std::string(mode);
 }
 
+std::string Context::numerical_check() const {
+  const api::ContextLock lock(impl_->settings_mutex);
+  return impl_->options.numerical_check;
+}
+
 void Context::set_filename(std::string_view filename, bool insert_device_ordinal) {
   const std::string path = insert_device_ordinal
                                ? with_device_ordinal(filename, impl_->options.device)

@@ -142,6 +142,7 @@ class Context {
   std::optional<double> rotating_buffer_size() const;
   // "on", "off" or "ATOL_RTOL" (e.g. "1e-5_1e-5"); anything else throws std::invalid_argument.
   void set_numerical_check(std::string_view mode);
+  std::string numerical_check() const;  // as it was set ("on" unless set otherwise)
 
   // ---- files ------------------------------------------------------------------------------
   // Where results are appended and written; with insert_device_ordinal the device ordinal goes

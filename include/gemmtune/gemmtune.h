@@ -172,6 +172,9 @@ gemmtune_status gemmtune_set_rotating_buffer_size(gemmtune_context* context, dou
 double gemmtune_get_rotating_buffer_size(const gemmtune_context* context); /* -1: the default */
 /* "on", "off" or "ATOL_RTOL"; anything else is GEMMTUNE_ERROR_INVALID_ARGUMENT. */
 gemmtune_status gemmtune_set_numerical_check(gemmtune_context* context, const char* mode);
+/* The mode as set, NUL-terminated; GEMMTUNE_ERROR_BUFFER_TOO_SMALL where it does not fit. */
+gemmtune_status gemmtune_get_numerical_check(const gemmtune_context* context, char* mode,
+                                             size_t size);
 
 /* Files. A NULL filename means the context's results file. */
 gemmtune_status gemmtune_set_filename(gemmtune_context* context, const char* filename,

@@ -50,6 +50,15 @@ TEST(CApi, CreateGemmLookupAndModes) {
   EXPECT_EQ(gemmtune_tuning_is_enabled(ctx), 1);
   EXPECT_EQ(gemmtune_set_max_tuning_iterations(ctx, 3), GEMMTUNE_SUCCESS);
   EXPECT_EQ(gemmtune_get_max_tuning_iterations(ctx), 3);
+  char check[16];
+  ASSERT_EQ(gemmtune_get_numerical_check(ctx, check, sizeof check), GEMMTUNE_SUCCESS);
+  EXPECT_STREQ(check, "on");
+  EXPECT_EQ(gemmtune_set_numerical_check(ctx, "1e-2_1e-3"), GEMMTUNE_SUCCESS);
+  ASSERT_EQ(gemmtune_get_numerical_check(ctx, check, sizeof check), GEMMTUNE_SUCCESS);
+  EXPECT_STREQ(check, "1e-2_1e-3");
+  EXPECT_EQ(gemmtune_set_numerical_check(ctx, "maybe"), GEMMTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gemmtune_get_numerical_check(ctx, check, 4), GEMMTUNE_ERROR_BUFFER_TOO_SMALL);
+  EXPECT_EQ(gemmtune_set_numerical_check(ctx, "on"), GEMMTUNE_SUCCESS);
   EXPECT_EQ(gemmtune_set_max_tuning_duration(ctx, -1), GEMMTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(gemmtune_tuning_enable(ctx, 0), GEMMTUNE_SUCCESS);
 

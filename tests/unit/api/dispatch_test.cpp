@@ -195,7 +195,11 @@ TEST_F(Dispatch, ANullProviderAHugeWorkspaceOrAnUnknownCheckIsAnInvalidArgument)
   Options unknown_check = test_options(dir, counts, log);
   unknown_check.numerical_check = "strict";
   EXPECT_THROW(Context{unknown_check}, std::invalid_argument);
+  const std::string before = ctx.numerical_check();
   EXPECT_THROW(ctx.set_numerical_check("strict"), std::invalid_argument);
+  EXPECT_EQ(ctx.numerical_check(), before);  // a refused mode changes nothing
+  ctx.set_numerical_check("1e-2_1e-2");
+  EXPECT_EQ(ctx.numerical_check(), "1e-2_1e-2");
   FloatGemm g(8, 8, 8);
   EXPECT_TRUE(g.run(ctx).ok);  // the Context goes on as it was
 }
