@@ -15,7 +15,7 @@ namespace gemmtune::cli {
 
 struct ExpandedArguments {
   std::vector<std::string> args;  // argv with each abbreviation written out
-  std::string error;              // argparse's message for an ambiguous prefix; empty if none
+  std::string error;  // argparse's message (an ambiguous prefix, a missing value); empty if none
 };
 
 // For the arguments of `subcommand` (where args[1..] name it first, after any options of the
@@ -26,9 +26,9 @@ struct ExpandedArguments {
 // is --dtype, beside gemmtune's --db). A prefix that begins several is an error naming them, as
 // argparse's ("ambiguous option: --num could match --num_iterations, --num_warmup_iterations");
 // one that begins none is left for the parser to refuse. Other subcommands' arguments are
-// returned unchanged. A word that starts with "--" is expanded wherever it stands, also as the
-// value of an option before it ("--notes --out"), a line argparse refuses (it takes the word for an
-// option) and CLI11 then reads with the expanded word as the value.
+// returned unchanged. A word that starts with "--" right after an option that takes values (and
+// was given none with "=") is an error, as argparse's ("argument --notes: expected one argument"),
+// where CLI11 would take it as the value.
 ExpandedArguments expand_abbreviations(const CLI::App& subcommand,
                                        const std::vector<std::string>& preferred,
                                        std::vector<std::string> args);

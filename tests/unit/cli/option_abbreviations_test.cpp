@@ -50,6 +50,24 @@ TEST(OptionAbbreviations, AnAmbiguousPrefixIsRefusedWithItsCandidates) {
             "ambiguous option: --conf could match --config, --configs-dir");
 }
 
+TEST(OptionAbbreviations, AnOptionWordWhereAValueIsDueIsRefusedAsArgparseRefusesIt) {
+  // CLI11 took "--out" (expanded) as the notes; argparse says the value is missing.
+  EXPECT_EQ(expand({"mamf", "--notes", "--out", "x"}).error,
+            "argument --notes: expected one argument");
+  EXPECT_EQ(expand({"mamf", "--m", "--n", "8"}).error,
+            "argument --m: expected at least one argument");
+  EXPECT_EQ(expand({"mamf", "--m_r", "--n", "8"}).error,
+            "argument --m_range: expected 3 arguments");
+  // A value given, with "=" or as the next word, and flags before options, are fine.
+  for (std::vector<std::string> fine :
+       {std::vector<std::string>{"mamf", "--notes=--x", "--m", "8", "--n", "8"},
+        {"mamf", "--m", "8", "16", "--n", "8"},
+        {"mamf", "--tuned", "--no-verbose", "--k", "8"},
+        {"mamf", "--m_range", "0", "-8", "-4", "--n", "8"}}) {
+    EXPECT_EQ(expand(fine).error, "") << fine[1];
+  }
+}
+
 TEST(OptionAbbreviations, APrefixUniqueAmongMamfFindersOptionsMeansWhatItMeansThere) {
   // mamf-finder.py has one option each that begins --d and --c; gemmtune adds --db,
   // --device-config, --config and --configs-dir, which must not make them ambiguous.
