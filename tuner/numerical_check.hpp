@@ -33,6 +33,14 @@ struct NumericalCheckOptions {
 NumericalCheckOptions parse_numerical_check(std::string_view text);
 std::string to_string(const NumericalCheckOptions& options);
 
+// The scalars of each candidate's second check run. The first runs under the tuned scalars (alpha
+// = 1 and beta = 0 by default, with C poisoned, so that an element never written, or C read under
+// beta = 0, shows); but a stored solution also meets other scalars in an application's calls
+// (PyTorch's addmm passes beta = 1, baddbmm an alpha), and the results file does not say which.
+// Neither 1 nor 0, beta negative, both exact in every floating-point format.
+inline constexpr double kOtherCheckAlpha = 0.75;
+inline constexpr double kOtherCheckBeta = -0.5;
+
 struct Tolerance {
   double atol = 0;
   double rtol = 0;

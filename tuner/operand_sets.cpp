@@ -46,8 +46,9 @@ std::size_t OperandSets::set_bytes(const Problem& p) {
 }
 
 std::size_t OperandSets::fixed_bytes(const Problem& p) {
-  // The check C, and the reference a backend that compares on the device keeps beside it.
-  std::size_t total = 2 * slice_bytes(bytes_of(p.c_elements(), p.c_type));
+  // The check C, and the references (tuned scalars, the check's other scalars) a backend that
+  // compares on the device keeps beside it.
+  std::size_t total = 3 * slice_bytes(bytes_of(p.c_elements(), p.c_type));
   if (p.op == OpKind::ScaledGemm) {
     total += slice_bytes(sizeof(float) * static_cast<std::size_t>(scale_a_elements(p))) +
              slice_bytes(sizeof(float) * static_cast<std::size_t>(scale_b_elements(p)));
@@ -130,13 +131,23 @@ Operands OperandSets::operands(int index) const {
 }
 
 Operands OperandSets::check_operands() const {
+  return check_operands(alpha_, beta_);
+}
+
+Operands OperandSets::check_operands(double alpha, double beta) const {
   Operands o = operands(0);
   o.c = check_c_->data();
+  o.alpha = alpha;
+  o.beta = beta;
   return o;
 }
 
 void OperandSets::reset_check_output() {
-  if (beta_ != 0) {
+  reset_check_output(beta_);
+}
+
+void OperandSets::reset_check_output(double beta) {
+  if (beta != 0) {
     backend_.fill_random(*check_c_, problem_.c_type, slice_c_, seed_ * 4 + 3);
   } else {
     backend_.fill_bytes(*check_c_, poison_byte(problem_.c_type));

@@ -36,8 +36,8 @@ class OperandSets {
  public:
   // Bytes one rotating set needs (A, B, C, bias; each slice-aligned).
   static std::size_t set_bytes(const Problem& problem);
-  // Bytes allocated besides the rotating sets (check C and a copy of the reference, scales), for
-  // memory accounting.
+  // Bytes allocated besides the rotating sets (check C, the copies of the two references a device
+  // check keeps, scales), for memory accounting.
   static std::size_t fixed_bytes(const Problem& problem);
 
   // Allocates and fills; throws (Error or std::bad_alloc) when the backend cannot allocate.
@@ -50,11 +50,14 @@ class OperandSets {
   // The operands of the next copy in round-robin order; the order continues across phases.
   Operands next() { return operands(cursor_++ % copies_); }
 
-  // Copy 0's inputs with the check C as output.
+  // Copy 0's inputs with the check C as output, under the tuned scalars or under others.
   Operands check_operands() const;
-  // Makes the check C ready for one run: poisoned when beta == 0, else the same random values as
-  // every time before, so that all candidates start from identical C.
+  Operands check_operands(double alpha, double beta) const;
+  // Makes the check C ready for one run under the tuned beta or another: poisoned when beta == 0,
+  // else the same random values as every time before, so that all candidates start from
+  // identical C.
   void reset_check_output();
+  void reset_check_output(double beta);
   // The check C as doubles (complex: re, im interleaved), batch layout as the Problem says.
   std::vector<double> read_check_output();
   // The check C where it is, and a device copy of it (for the reference of device checks).

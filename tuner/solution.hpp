@@ -63,8 +63,9 @@ class Solution {
   virtual Support supports(const Problem& problem) const = 0;
   virtual std::size_t workspace_bytes(const Problem&) const { return 0; }
   // Enqueues the GEMM on `stream` (nullptr on the CPU) and returns without waiting. As in BLAS,
-  // alpha = 0 reads no product and beta = 0 reads no C. The tuner checks a candidate with
-  // alpha = 1 and beta = 0 only: other values are the solution's to get right.
+  // alpha = 0 reads no product and beta = 0 reads no C. The tuner checks a candidate under the
+  // tuned scalars and under kOtherCheckAlpha / kOtherCheckBeta (numerical_check.hpp); a solution
+  // that cannot run some scalars refuses them (RunStatus::refusal) and Default runs such calls.
   virtual RunStatus run(const Problem& problem, const Operands& operands, void* stream) = 0;
 };
 

@@ -56,8 +56,14 @@ class TuningRun {
   // One phase of one candidate; false (and Failed) when it threw or failed.
   bool phase(Candidate& c, const PhaseCaps& caps, std::string_view name, Measurement& out,
              Profiler& with, double stop_above_ms = 0);
+  // Default's output under the check's other scalars, the reference of each candidate's second
+  // check run; none where Default cannot run them (it refuses or fails: a ScaledGemm with an fp8
+  // output takes beta = 0 only) or where they are the tuned scalars.
+  void take_other_scalars_reference();
   // True when checked and wrong (or failed to run).
   bool incorrect(Candidate& c);
+  // The second check run of a candidate that passed the first; true when wrong or failed.
+  bool incorrect_under_other_scalars(Candidate& c);
   // Interleaved rounds of `group` under `caps`; false when Default failed.
   bool measure_in_rounds(const std::vector<Candidate*>& group, const PhaseCaps& caps,
                          std::string_view name);
@@ -80,6 +86,7 @@ class TuningRun {
   std::optional<Profiler> profiler_;
   std::optional<Profiler> warmup_profiler_;
   std::optional<OutputChecker> checker_;
+  std::optional<OutputChecker> other_scalars_checker_;  // engaged when it holds a reference
   std::int64_t compared_ = 0;  // what a numerical check counts: real and imaginary parts apart
 
   std::vector<Candidate*> survivors_;    // measured: Default and the finalists

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "tuner/error.hpp"
 #include "tuner/tuning_run.hpp"
 
 namespace gemmtune {
@@ -60,7 +61,25 @@ bool TuningRun::check_reference() {
         fmt::format("its output holds NaN or Inf: {}", self.describe(compared_));
     return reference_failed();
   }
+  take_other_scalars_reference();
   return true;
+}
+
+void TuningRun::take_other_scalars_reference() {
+  if (options_.alpha == kOtherCheckAlpha && options_.beta == kOtherCheckBeta) return;
+  other_scalars_checker_.emplace(backend_, *sets_, problem_, options_.check);
+  bool usable = false;
+  try {
+    sets_->reset_check_output(kOtherCheckBeta);
+    const RunStatus status = reference_->solution->run(
+        problem_, sets_->check_operands(kOtherCheckAlpha, kOtherCheckBeta), backend_.stream());
+    usable = status.ok && other_scalars_checker_->take_reference().passed;
+  } catch (const DeviceError&) {
+    throw;
+  } catch (const std::exception&) {
+    // Default ran the tuned scalars, which is all the tuning needs: these only widen the check.
+  }
+  if (!usable) other_scalars_checker_.reset();
 }
 
 bool TuningRun::incorrect(Candidate& c) {
@@ -76,9 +95,37 @@ bool TuningRun::incorrect(Candidate& c) {
     result = checker_->check_candidate();
   });
   if (!ran || !c.alive) return true;
-  if (result.passed) return false;
+  if (!result.passed) {
+    c.report.disposition = Disposition::Incorrect;
+    c.report.reason = result.describe(compared_);
+    return true;
+  }
+  return incorrect_under_other_scalars(c);
+}
+
+bool TuningRun::incorrect_under_other_scalars(Candidate& c) {
+  if (!other_scalars_checker_) return false;
+  const std::string scalars =
+      fmt::format("alpha = {}, beta = {}", kOtherCheckAlpha, kOtherCheckBeta);
+  CheckResult result;
+  bool refused = false;
+  const bool ran = guarded(c, fmt::format("numerical check run at {}", scalars), [&] {
+    sets_->reset_check_output(kOtherCheckBeta);
+    const RunStatus status = c.solution->run(
+        problem_, sets_->check_operands(kOtherCheckAlpha, kOtherCheckBeta), backend_.stream());
+    // A refusal is an answer: an application's call it refuses runs on Default.
+    refused = status.refused;
+    if (refused) return;
+    if (!status) {
+      c.fail(fmt::format("numerical check run at {}: {}", scalars, status.error));
+      return;
+    }
+    result = other_scalars_checker_->check_candidate();
+  });
+  if (!ran || !c.alive) return true;
+  if (refused || result.passed) return false;
   c.report.disposition = Disposition::Incorrect;
-  c.report.reason = result.describe(compared_);
+  c.report.reason = fmt::format("at {}: {}", scalars, result.describe(compared_));
   return true;
 }
 

@@ -243,14 +243,14 @@ TEST_F(GpuTuning, DefaultOfGemmAndBiasIsRebuiltUnderTheCallersWorkspaceLimit) {
   }
 }
 
-// Candidates that are faster than any correct one because they skip or spoil the work.
+// Candidates that are faster than any correct one because they skip or spoil the work. The last
+// is right under the tuned alpha = 1 and beta = 0 and wrong under any other scalars, which only
+// the numerical check's second run sees.
 class FaultySolution final : public Solution {
  public:
-  enum class Fault { Skip, DoubleAlpha };
+  enum class Fault { Skip, DoubleAlpha, IgnoreScalars };
   FaultySolution(const Problem& p, Fault fault)
-      : inner_(cuda::make_default_solution(p)),
-        fault_(fault),
-        name_(fault == Fault::Skip ? "Faulty_Skip" : "Faulty_DoubleAlpha") {}
+      : inner_(cuda::make_default_solution(p)), fault_(fault), name_(name_of(fault)) {}
   const std::string& name() const override { return name_; }
   Support supports(const Problem& p) const override { return inner_->supports(p); }
   std::size_t workspace_bytes(const Problem& p) const override {
@@ -259,11 +259,28 @@ class FaultySolution final : public Solution {
   RunStatus run(const Problem& p, const Operands& o, void* stream) override {
     if (fault_ == Fault::Skip) return RunStatus::success();  // leaves C as it was
     Operands wrong = o;
-    wrong.alpha *= 2;
+    if (fault_ == Fault::DoubleAlpha) {
+      wrong.alpha *= 2;
+    } else {
+      wrong.alpha = 1;
+      wrong.beta = 0;
+    }
     return inner_->run(p, wrong, stream);
   }
 
  private:
+  static std::string name_of(Fault fault) {
+    switch (fault) {
+      case Fault::Skip:
+        return "Faulty_Skip";
+      case Fault::DoubleAlpha:
+        return "Faulty_DoubleAlpha";
+      case Fault::IgnoreScalars:
+        return "Faulty_IgnoreScalars";
+    }
+    return "Faulty";
+  }
+
   std::unique_ptr<Solution> inner_;
   Fault fault_;
   std::string name_;
@@ -278,6 +295,7 @@ class FaultyProvider final : public SolutionProvider {
     std::vector<std::unique_ptr<Solution>> out;
     out.push_back(std::make_unique<FaultySolution>(p, FaultySolution::Fault::Skip));
     out.push_back(std::make_unique<FaultySolution>(p, FaultySolution::Fault::DoubleAlpha));
+    out.push_back(std::make_unique<FaultySolution>(p, FaultySolution::Fault::IgnoreScalars));
     return out;
   }
   std::unique_ptr<Solution> from_name(const Problem&, std::string_view) override { return nullptr; }
@@ -296,6 +314,9 @@ TEST_F(GpuTuning, FaultyCandidatesAreIncorrectAndNeverWin) {
   for (const auto& c : report.candidates) {
     if (c.solution.rfind("Faulty", 0) == 0) {
       EXPECT_EQ(c.disposition, Disposition::Incorrect) << c.solution << ": " << c.reason;
+    }
+    if (c.solution == "Faulty_IgnoreScalars") {
+      EXPECT_EQ(c.reason.rfind("at alpha = 0.75, beta = -0.5: ", 0), 0u) << c.reason;
     }
   }
 }

@@ -118,8 +118,18 @@ class FakeBackend final : public Backend {
   DeviceProperties properties_;
 };
 
-// What a fake solution does when it runs.
-enum class Behaviour { Correct, Wrong, NoWrite, Throw, Fail };
+// What a fake solution does when it runs. The last three run alpha = 1, beta = 0 correctly and
+// other scalars as said: computed as if alpha were 1 and beta 0, refused, or failed.
+enum class Behaviour {
+  Correct,
+  Wrong,
+  NoWrite,
+  Throw,
+  Fail,
+  IgnoresScalars,
+  RefusesOtherScalars,
+  FailsOtherScalars
+};
 
 // Shared between a FakeSolution and the test, so that the test can see what happened.
 struct FakeSolutionState {
@@ -145,6 +155,16 @@ class FakeSolution final : public Solution {
     if (state_->behaviour == Behaviour::Throw) throw std::runtime_error("kaboom");
     if (state_->behaviour == Behaviour::Fail) return RunStatus::failure("status 13");
     if (state_->behaviour == Behaviour::NoWrite) return RunStatus::success();
+    const bool other_scalars = o.alpha != 1.0 || o.beta != 0.0;
+    if (other_scalars && state_->behaviour == Behaviour::RefusesOtherScalars) {
+      return RunStatus::refusal("alpha = 1 and beta = 0 only");
+    }
+    if (other_scalars && state_->behaviour == Behaviour::FailsOtherScalars) {
+      return RunStatus::failure("alpha = 1 and beta = 0 only");
+    }
+    const bool ignore = state_->behaviour == Behaviour::IgnoresScalars;
+    const double alpha = ignore ? 1.0 : o.alpha;
+    const double beta = ignore ? 0.0 : o.beta;
     const auto* a = static_cast<const float*>(o.a);
     const auto* b = static_cast<const float*>(o.b);
     auto* c = static_cast<float*>(o.c);
@@ -152,7 +172,8 @@ class FakeSolution final : public Solution {
       for (std::int64_t i = 0; i < p.m; ++i) {
         double acc = 0;
         for (std::int64_t l = 0; l < p.k; ++l) acc += double(a[i + l * p.lda]) * b[l + j * p.ldb];
-        c[i + j * p.ldc] = static_cast<float>(o.alpha * acc);
+        float& out = c[i + j * p.ldc];
+        out = static_cast<float>(alpha * acc + (beta == 0.0 ? 0.0 : beta * out));
       }
     }
     if (state_->behaviour == Behaviour::Wrong) c[p.ldc + 1] += 0.5f;  // one element off

@@ -145,6 +145,64 @@ TEST_F(TunerFixture, CheckOffLetsAnyResultCompete) {
   EXPECT_EQ(tune().winner, "Wrong");
 }
 
+TEST_F(TunerFixture, ASolutionWrongUnderOtherScalarsNeverWins) {
+  // Right at alpha = 1, beta = 0, which the tuning times; wrong at the alpha and beta an
+  // application may call the stored solution with.
+  provider->add("Default", 2.0);
+  provider->add("IgnoresScalars", 0.5, Behaviour::IgnoresScalars);
+  provider->add("Right", 1.5);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Right");
+  const auto& wrong = find(r, "IgnoresScalars");
+  EXPECT_EQ(wrong.disposition, Disposition::Incorrect);
+  EXPECT_NE(wrong.reason.find("at alpha = 0.75, beta = -0.5: "), std::string::npos) << wrong.reason;
+}
+
+TEST_F(TunerFixture, ASolutionThatRefusesOtherScalarsCompetes) {
+  // An application's call it refuses runs on Default, so a refusal is no wrong answer.
+  provider->add("Default", 2.0);
+  provider->add("Refuses", 1.0, Behaviour::RefusesOtherScalars);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Refuses");
+}
+
+TEST_F(TunerFixture, ASolutionThatFailsUnderOtherScalarsIsFailed) {
+  provider->add("Default", 2.0);
+  provider->add("Fails", 1.0, Behaviour::FailsOtherScalars);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Default");
+  const auto& failed = find(r, "Fails");
+  EXPECT_EQ(failed.disposition, Disposition::Failed);
+  EXPECT_NE(failed.reason.find("numerical check run at alpha = 0.75, beta = -0.5: alpha = 1"),
+            std::string::npos)
+      << failed.reason;
+}
+
+TEST_F(TunerFixture, OtherScalarsAreNotCheckedWhereDefaultCannotRunThem) {
+  // As a ScaledGemm with an fp8 output: Default takes beta = 0 only, so there is no reference.
+  provider->add("Default", 2.0, Behaviour::FailsOtherScalars);
+  provider->add("IgnoresScalars", 1.0, Behaviour::IgnoresScalars);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "IgnoresScalars");
+}
+
+TEST_F(TunerFixture, TheTunedScalarsAreCheckedToo) {
+  // Tuned at the check's other scalars, a solution that ignores them fails the first check run.
+  options.alpha = kOtherCheckAlpha;
+  options.beta = kOtherCheckBeta;
+  provider->add("Default", 2.0);
+  auto ignores = provider->add("IgnoresScalars", 1.0, Behaviour::IgnoresScalars);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Default");
+  EXPECT_EQ(find(r, "IgnoresScalars").disposition, Disposition::Incorrect);
+  EXPECT_EQ(find(r, "IgnoresScalars").reason.find("at alpha"), std::string::npos);
+}
+
 TEST_F(TunerFixture, ThrowingAndFailingCandidatesDoNotStopTheSweep) {
   provider->add("Default", 2.0);
   provider->add("Thrower", 0.5, Behaviour::Throw);
@@ -356,22 +414,23 @@ TEST_F(TunerFixture, WarmupHonoursBothCaps) {
   options.timing.max_tuning_iterations = 10;
   options.timing.max_warmup_iterations = 4;
   tune();
-  EXPECT_EQ(c->calls, 4 + 3 + 1 + 10 + 5);  // warmup, screening, check, measurement, confirmation
+  // warmup, screening, check (the tuned scalars and the others), measurement, confirmation
+  EXPECT_EQ(c->calls, 4 + 3 + 2 + 10 + 5);
   c->calls = 0;
   options.timing.max_warmup_iterations = 0;
   options.timing.max_warmup_duration_ms = 2.5;
   tune();
-  EXPECT_EQ(c->calls, 2 + 3 + 1 + 10 + 5);
+  EXPECT_EQ(c->calls, 2 + 3 + 2 + 10 + 5);
   c->calls = 0;
   options.timing.max_warmup_iterations = 1;
   options.timing.max_warmup_duration_ms = 100;
   tune();
-  EXPECT_EQ(c->calls, 1 + 3 + 1 + 10 + 5);
+  EXPECT_EQ(c->calls, 1 + 3 + 2 + 10 + 5);
   c->calls = 0;
   options.timing.max_warmup_iterations = 0;  // no warmup at all
   options.timing.max_warmup_duration_ms = 0;
   tune();
-  EXPECT_EQ(c->calls, 3 + 1 + 10 + 5);
+  EXPECT_EQ(c->calls, 3 + 2 + 10 + 5);
 }
 
 TEST_F(TunerFixture, MeasurementDurationCap) {
