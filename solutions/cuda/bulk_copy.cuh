@@ -79,6 +79,16 @@ __device__ __forceinline__ std::uint64_t evict_last_policy() {
   return policy;
 }
 
+// Asks the TMA unit to bring one box of a 3-D tensor map into L2, and nothing else: no shared
+// memory, no barrier, no order. A hint, so it may run before griddepcontrol.wait: L2 is where every
+// write lands, and the real copy after the wait reads what the previous kernel wrote.
+__device__ __forceinline__ void prefetch_box(const void* tensor_map, int k, int row, int batch) {
+  asm volatile(
+      "cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];\n" ::"l"(tensor_map),
+      "r"(k), "r"(row), "r"(batch)
+      : "memory");
+}
+
 // Copies one box of a 3-D tensor map (the box's coordinates: inner k, row, batch) into shared
 // memory (1024-byte aligned for the 128-byte swizzle) and counts its bytes on `barrier`. Parts of
 // the box outside the tensor arrive as zeros, and count too.

@@ -11,6 +11,8 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdlib>
+#include <string_view>
 
 #include "solutions/cuda/cuda_check.hpp"
 
@@ -32,8 +34,19 @@ __device__ __forceinline__ void allow_next_kernel() {
 #endif
 }
 
+// GEMMTUNE_DEPENDENT_LAUNCH=0 launches gemmtune's kernels plainly, for measuring what dependent
+// launch is worth (docs/measurement.md); read once per process.
+inline bool dependent_launch_allowed() {
+  static const bool allowed = [] {
+    const char* value = std::getenv("GEMMTUNE_DEPENDENT_LAUNCH");
+    return value == nullptr || std::string_view(value) != "0";
+  }();
+  return allowed;
+}
+
 // Whether the current device takes dependent launches; asked once per thread and device.
 inline bool device_takes_dependent_launch() {
+  if (!dependent_launch_allowed()) return false;
   thread_local int known_device = -1;
   thread_local bool takes = false;
   int device = 0;

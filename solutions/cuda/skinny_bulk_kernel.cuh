@@ -85,6 +85,27 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap& map_a, const C
   }
 }
 
+// Before the wait for the previous kernel, the producer thread asks the TMA unit to bring the A
+// boxes of the block's first 2 × Stages chunks into L2. The ring holds Stages chunks, and the
+// producer issues no copy before a stage is free: the prefetch puts a ring's worth more of reads
+// in flight from the start, before the ring could. On an H100 the LLM benchmark's decode geomean
+// went from 1.085x to 1.105x (the first Stages chunks) and 1.113x (2 x Stages) per iteration:
+// timed with an event between iterations, where nothing overlaps (without dependent launch,
+// GEMMTUNE_DEPENDENT_LAUNCH=0, it measured the same); prefetching the CUDA-core kernel's rows
+// gained nothing (bench/results/2026-11-27-h100-prefetch.md). Back to back, the previous
+// kernel's tail also overlaps these reads. B is not prefetched: it may be the previous kernel's
+// output, and every block rereads it from L2 anyway.
+template <typename Stage, int Stages>
+__device__ __forceinline__ void prefetch_first_stages(const CUtensorMap& map_a, int tiles,
+                                                      int row_tiles, int chunks) {
+  const int tile = static_cast<int>(blockIdx.x);
+  if (tile >= tiles) return;
+  const int row0 = (tile % row_tiles) * Stage::kRowsA;
+  const int z = tile / row_tiles;
+  const int boxes = min(2 * Stages, chunks) * Stage::kBoxes;
+  for (int box = 0; box < boxes; ++box) bulk::prefetch_box(&map_a, box * kBoxK, row0, z);
+}
+
 // Per-lane slots of every consumer warp's partial sums, which the epilogue warp adds.
 template <int MTiles, int NTiles, int Warps>
 constexpr int bulk_sums_bytes() {
@@ -167,7 +188,11 @@ __global__ void __launch_bounds__(kBulkThreads<Warps>)
     bulk::fence_barrier_init();
   }
   __syncthreads();
-  // Set up while the stream's previous kernel may still run; nothing global is touched before.
+  // Set up while the stream's previous kernel may still run; nothing global is read before, but
+  // the producer warms L2 with A's first stages.
+  if (warp == Warps && lane == 0) {
+    prefetch_first_stages<Stage, Stages>(map_a, tiles, row_tiles, chunks);
+  }
   wait_for_previous_kernel();
   allow_next_kernel();
 

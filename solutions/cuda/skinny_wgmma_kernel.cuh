@@ -151,7 +151,11 @@ __global__ void __launch_bounds__(Groups * 128 + 32)
     bulk::fence_barrier_init();
   }
   __syncthreads();
-  // Set up while the stream's previous kernel may still run; nothing global is touched before.
+  // Set up while the stream's previous kernel may still run; nothing global is read before, but
+  // the producer warms L2 with A's first stages.
+  if (warp == Groups * 4 && lane == 0) {
+    prefetch_first_stages<Stage, Stages>(map_a, tiles, row_tiles, chunks);
+  }
   wait_for_previous_kernel();
   allow_next_kernel();
 
