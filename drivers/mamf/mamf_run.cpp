@@ -1,12 +1,15 @@
 #include "drivers/mamf/mamf_run.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -100,6 +103,16 @@ void check_plot_file(const std::string& file) {
   if (std::filesystem::is_directory(path)) {
     throw InputError(fmt::format("--plot {}: is a directory", file));
   }
+  // access(2) says yes to root in any directory, /proc included, where no file can be created:
+  // create the temporary file the plot will be written through, and remove it.
+  const std::filesystem::path probe = temporary_path_for(path);
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    throw InputError(fmt::format("--plot {}: cannot create a file in the directory {}: {}", file,
+                                 dir.string(), std::strerror(errno)));
+  }
+  ::close(fd);
+  std::filesystem::remove(probe, ec);
 }
 
 // Whether Default runs this dtype at all here: a small shape, so that only the dtype can fail.

@@ -238,15 +238,19 @@ TEST(MamfRun, PlotDirectoryIsMadeOrRefusedBeforeTheSweep) {
   EXPECT_TRUE(std::filesystem::exists(o.plot_file));
   std::filesystem::remove_all(dir);
 
-  o.plot_file = "/proc/no/such/dir/p.svg";
-  Capture refused;
-  try {
-    run_mamf(o, refused, "x");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--plot"), std::string::npos) << e.what();
+  // A directory that cannot be made, and one that exists but takes no new file (not even as root,
+  // whom access(2) lets write anywhere).
+  for (const char* file : {"/proc/no/such/dir/p.svg", "/proc/p.svg"}) {
+    o.plot_file = file;
+    Capture refused;
+    try {
+      run_mamf(o, refused, "x");
+      ADD_FAILURE() << "no error for " << file;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--plot"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(refused.out.empty()) << file;
   }
-  EXPECT_TRUE(refused.out.empty());
 }
 
 // A first shape that does not fit is skipped with the same note as a later one, with or without
