@@ -546,11 +546,16 @@ void check_can_write(const std::filesystem::path& path) {
         fmt::format("{}: cannot be written: {} is not a directory", path.string(), dir.string()));
   }
   // Writes go through a temporary file beside the target (write_file_atomically), so the
-  // directory itself must take new files.
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+  // directory itself must take new files: one is created there and removed. access(2) would say
+  // yes to root in a directory that takes none (/proc).
+  const std::filesystem::path probe = temporary_path_for(written);
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
     throw InputError(fmt::format("{}: cannot be written: the directory {}: {}", path.string(),
                                  dir.string(), std::strerror(errno)));
   }
+  ::close(fd);
+  std::filesystem::remove(probe, ec);
   if (std::filesystem::is_directory(path, ec)) {
     throw InputError(fmt::format("{}: is a directory, not a file", path.string()));
   }

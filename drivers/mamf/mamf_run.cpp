@@ -1,15 +1,12 @@
 #include "drivers/mamf/mamf_run.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -93,26 +90,14 @@ std::optional<Efficiency> efficiency_for(const MamfOptions& o) {
 // so that a bad path fails before the sweep, not after it.
 void check_plot_file(const std::string& file) {
   const std::filesystem::path path(file);
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir) || ::access(dir.c_str(), W_OK) != 0) {
-    throw InputError(
-        fmt::format("--plot {}: cannot write in the directory {}", file, dir.string()));
+  // One that cannot be made is check_can_write's to report.
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  try {
+    check_can_write(path);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("--plot {}", e.what()));
   }
-  if (std::filesystem::is_directory(path)) {
-    throw InputError(fmt::format("--plot {}: is a directory", file));
-  }
-  // access(2) says yes to root in any directory, /proc included, where no file can be created:
-  // create the temporary file the plot will be written through, and remove it.
-  const std::filesystem::path probe = temporary_path_for(path);
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    throw InputError(fmt::format("--plot {}: cannot create a file in the directory {}: {}", file,
-                                 dir.string(), std::strerror(errno)));
-  }
-  ::close(fd);
-  std::filesystem::remove(probe, ec);
 }
 
 // Whether Default runs this dtype at all here: a small shape, so that only the dtype can fail.
