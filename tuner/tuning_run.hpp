@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -60,10 +61,14 @@ class TuningRun {
   // check run; none where Default cannot run them (it refuses or fails: a ScaledGemm with an fp8
   // output takes beta = 0 only) or where they are the tuned scalars.
   void take_other_scalars_reference();
-  // True when checked and wrong (or failed to run).
+  // True when checked and wrong (or failed to run), under the tuned scalars or, where Default
+  // gave a reference, the check's other ones.
   bool incorrect(Candidate& c);
-  // The second check run of a candidate that passed the first; true when wrong or failed.
-  bool incorrect_under_other_scalars(Candidate& c);
+  // One check run of `c` under (alpha, beta), compared by `checker`; true when wrong or failed.
+  // `scalars` names other scalars than the tuned ones ("alpha = 0.75, beta = -0.5") in the
+  // reasons, and is empty for the tuned ones.
+  bool wrong_in_check_run(Candidate& c, OutputChecker& checker, double alpha, double beta,
+                          const std::string& scalars);
   // Interleaved rounds of `group` under `caps`; false when Default failed.
   bool measure_in_rounds(const std::vector<Candidate*>& group, const PhaseCaps& caps,
                          std::string_view name);

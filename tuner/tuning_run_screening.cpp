@@ -84,48 +84,38 @@ void TuningRun::take_other_scalars_reference() {
 
 bool TuningRun::incorrect(Candidate& c) {
   if (!options_.check.enabled()) return false;
-  CheckResult result;
-  const bool ran = guarded(c, "numerical check run", [&] {
-    sets_->reset_check_output();
-    const RunStatus status = c.solution->run(problem_, sets_->check_operands(), backend_.stream());
-    if (!status) {
-      c.fail(fmt::format("numerical check run: {}", status.error));
-      return;
-    }
-    result = checker_->check_candidate();
-  });
-  if (!ran || !c.alive) return true;
-  if (!result.passed) {
-    c.report.disposition = Disposition::Incorrect;
-    c.report.reason = result.describe(compared_);
-    return true;
-  }
-  return incorrect_under_other_scalars(c);
+  if (wrong_in_check_run(c, *checker_, options_.alpha, options_.beta, "")) return true;
+  return other_scalars_checker_ &&
+         wrong_in_check_run(
+             c, *other_scalars_checker_, kOtherCheckAlpha, kOtherCheckBeta,
+             fmt::format("alpha = {}, beta = {}", kOtherCheckAlpha, kOtherCheckBeta));
 }
 
-bool TuningRun::incorrect_under_other_scalars(Candidate& c) {
-  if (!other_scalars_checker_) return false;
-  const std::string scalars =
-      fmt::format("alpha = {}, beta = {}", kOtherCheckAlpha, kOtherCheckBeta);
+bool TuningRun::wrong_in_check_run(Candidate& c, OutputChecker& checker, double alpha, double beta,
+                                   const std::string& scalars) {
+  const bool tuned = scalars.empty();
+  const std::string run = tuned ? "numerical check run" : "numerical check run at " + scalars;
   CheckResult result;
   bool refused = false;
-  const bool ran = guarded(c, fmt::format("numerical check run at {}", scalars), [&] {
-    sets_->reset_check_output(kOtherCheckBeta);
-    const RunStatus status = c.solution->run(
-        problem_, sets_->check_operands(kOtherCheckAlpha, kOtherCheckBeta), backend_.stream());
-    // A refusal is an answer: an application's call it refuses runs on Default.
-    refused = status.refused;
+  const bool ran = guarded(c, run, [&] {
+    sets_->reset_check_output(beta);
+    const RunStatus status =
+        c.solution->run(problem_, sets_->check_operands(alpha, beta), backend_.stream());
+    // Under other scalars than the tuned ones a refusal is an answer: an application's call it
+    // refuses runs on Default.
+    refused = !tuned && status.refused;
     if (refused) return;
     if (!status) {
-      c.fail(fmt::format("numerical check run at {}: {}", scalars, status.error));
+      c.fail(fmt::format("{}: {}", run, status.error));
       return;
     }
-    result = other_scalars_checker_->check_candidate();
+    result = checker.check_candidate();
   });
   if (!ran || !c.alive) return true;
   if (refused || result.passed) return false;
   c.report.disposition = Disposition::Incorrect;
-  c.report.reason = fmt::format("at {}: {}", scalars, result.describe(compared_));
+  c.report.reason = tuned ? result.describe(compared_)
+                          : fmt::format("at {}: {}", scalars, result.describe(compared_));
   return true;
 }
 
