@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""What the tuner's leads over Default turned out to be in the LLM benchmark's later measurement.
+
+Reads details files (gemmtune_llm_bench --details). For every problem, it pairs the tuner's lead of
+a candidate over Default with the ratio Default / candidate that the benchmark measured afterwards
+(above 1: the candidate is faster):
+
+- candidates turned down for a lead under the minimum gain ("confirmation median X% below
+  Default's, less than the minimum gain"), when the candidate is one of the heuristic's ranks the
+  benchmark times: the ratio from the benchmark's evaluation where the candidate is the best of
+  the top N there, else from its sweep (noisier: ten rounds among nine or more entries);
+- winners that replaced Default: the tuner's lead from its "tuner:" line, the ratio from the
+  evaluation.
+
+It prints, by bin of the tuner's lead, how many, the mean ratio, and how many the benchmark put
+below 0.98 (what the floor target forbids) and above 1.01 (a gain the minimum gain gave up).
+
+usage: small_leads.py DETAILS.md...
+"""
+import re
+import statistics
+import sys
+
+TURNED_DOWN = re.compile(r"rank \d+ \(sweep\): ([\d.]+) µs (\S+) .*confirmation median ([\d.]+)% "
+                         r"below Default's, less than the minimum gain")
+SWEEP_DEFAULT = re.compile(r"sweep's winner: Default ([\d.]+) µs")
+EVAL_DEFAULT = re.compile(r"re-measured Default: Default ([\d.]+) µs")
+EVAL_TOP_BEST = re.compile(r"re-measured best of the top N: (\S+) ([\d.]+) µs")
+EVAL_WINNER = re.compile(r"re-measured winner: (\S+) ([\d.]+) µs")
+TUNER = re.compile(r"- tuner: winner (\S+) ([\d.]+) µs, Default ([\d.]+) µs")
+BINS = [(0.0, 0.5), (0.5, 1.0), (1.0, 1.5), (1.5, 2.5), (2.5, 5.0), (5.0, 1e9)]
+
+
+def sections(path):
+    text = open(path, encoding="utf-8").read()
+    return text.split("\n## ")[1:]
+
+
+def observations(section):
+    """(tuner's lead in %, benchmark's Default/candidate ratio, where the ratio is from)."""
+    found = []
+    eval_default = EVAL_DEFAULT.search(section)
+    tuner = TUNER.search(section)
+    if tuner and tuner.group(1) != "Default":
+        lead = 100 * (1 - float(tuner.group(2)) / float(tuner.group(3)))
+        winner = EVAL_WINNER.search(section)
+        if eval_default and winner:
+            found.append((lead, float(eval_default.group(1)) / float(winner.group(2)), "winner"))
+        return found
+    sweep_default = SWEEP_DEFAULT.search(section)
+    top_best = EVAL_TOP_BEST.search(section)
+    for line in section.split("\n"):
+        m = TURNED_DOWN.search(line)
+        if not m:
+            continue
+        lead, name = float(m.group(3)), m.group(2)
+        if top_best and eval_default and top_best.group(1) == name:
+            found.append((lead, float(eval_default.group(1)) / float(top_best.group(2)),
+                          "evaluation"))
+        elif sweep_default:
+            found.append((lead, float(sweep_default.group(1)) / float(m.group(1)), "sweep"))
+    return found
+
+
+def main(paths):
+    everything = []
+    for path in paths:
+        for section in sections(path):
+            everything.extend(observations(section))
+    print("| tuner's lead over Default | kind | count | mean Default/candidate in the benchmark "
+          "| below 0.98 | above 1.01 |")
+    print("|---|---|---|---|---|---|")
+    for low, high in BINS:
+        for kind in ("turned down", "winner"):
+            ratios = [r for lead, r, source in everything if low <= lead < high and
+                      (source == "winner") == (kind == "winner")]
+            if not ratios:
+                continue
+            label = f"{low:.1f}–{high:.1f}%" if high < 1e9 else f"≥ {low:.1f}%"
+            print(f"| {label} | {kind} | {len(ratios)} | {statistics.mean(ratios):.4f} | "
+                  f"{sum(r < 0.98 for r in ratios)} | {sum(r > 1.01 for r in ratios)} |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])
