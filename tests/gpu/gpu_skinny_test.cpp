@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
 #include "device_test.hpp"
@@ -49,6 +50,36 @@ class SkinnyKernel : public gpu_test::DeviceTest {
     for (auto& s : solutions) {
       ASSERT_TRUE(s->supports(p)) << s->name() << ": " << s->supports(p).reason;
       EXPECT_EQ(gpu_test::run_and_check(*s, ops), "") << s->name();
+    }
+  }
+
+  // A bf16 buffer of `elements` ones.
+  std::unique_ptr<Buffer> ones(std::size_t elements) {
+    auto buffer = backend_->allocate(elements * 2);
+    const std::vector<std::uint16_t> host(elements, 0x3f80);
+    EXPECT_EQ(cudaMemcpy(buffer->data(), host.data(), elements * 2, cudaMemcpyHostToDevice),
+              cudaSuccess);
+    return buffer;
+  }
+
+  // Runs `first` then `second` on the stream ten times, with C1 and C2 poisoned with NaN before
+  // each chain, and expects every element of C2 (`c2_elements` of them) to be `expected`.
+  void expect_chained(Solution& s1, const Problem& first, const Operands& o1, Solution& s2,
+                      const Problem& second, const Operands& o2, Buffer& c1, Buffer& c2,
+                      std::uint16_t expected) {
+    const auto stream = static_cast<cudaStream_t>(backend_->stream());
+    for (int chain = 0; chain < 10; ++chain) {
+      ASSERT_EQ(cudaMemsetAsync(c1.data(), 0xff, c1.bytes(), stream), cudaSuccess);
+      ASSERT_EQ(cudaMemsetAsync(c2.data(), 0xff, c2.bytes(), stream), cudaSuccess);
+      ASSERT_TRUE(s1.run(first, o1, stream)) << s1.name();
+      ASSERT_TRUE(s2.run(second, o2, stream)) << s2.name();
+      backend_->synchronize();
+      std::vector<std::uint16_t> out(c2.bytes() / 2);
+      ASSERT_EQ(cudaMemcpy(out.data(), c2.data(), out.size() * 2, cudaMemcpyDeviceToHost),
+                cudaSuccess);
+      for (const std::uint16_t v : out) {
+        ASSERT_EQ(v, expected) << s1.name() << " then " << s2.name() << ", chain " << chain;
+      }
     }
   }
 
@@ -162,16 +193,8 @@ TEST_F(SkinnyKernel, ADependentLaunchWaitsForThePreviousKernelsOutput) {
       Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 1024, 8, 512);
   const Problem second =
       Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 512, 8, 1024);
-  auto ones = [&](std::size_t elements) {
-    auto buffer = backend_->allocate(elements * 2);
-    const std::vector<std::uint16_t> host(elements, 0x3f80);
-    EXPECT_EQ(cudaMemcpy(buffer->data(), host.data(), elements * 2, cudaMemcpyHostToDevice),
-              cudaSuccess);
-    return buffer;
-  };
   const auto a = ones(1024 * 1024), b = ones(512 * 8);
   const auto c1 = backend_->allocate(1024 * 8 * 2), c2 = backend_->allocate(512 * 8 * 2);
-  const auto stream = static_cast<cudaStream_t>(backend_->stream());
   for (auto& s1 : provider_.enumerate(first, SearchOptions{})) {
     auto s2 = provider_.from_name(second, s1->name());
     ASSERT_NE(s2, nullptr) << s1->name();
@@ -183,20 +206,40 @@ TEST_F(SkinnyKernel, ADependentLaunchWaitsForThePreviousKernelsOutput) {
     o2.a = a->data();
     o2.b = c1->data();
     o2.c = c2->data();
-    for (int chain = 0; chain < 10; ++chain) {
-      ASSERT_EQ(cudaMemsetAsync(c1->data(), 0xff, c1->bytes(), stream), cudaSuccess);
-      ASSERT_EQ(cudaMemsetAsync(c2->data(), 0xff, c2->bytes(), stream), cudaSuccess);
-      ASSERT_TRUE(s1->run(first, o1, stream)) << s1->name();
-      ASSERT_TRUE(s2->run(second, o2, stream)) << s1->name();
-      backend_->synchronize();
-      std::vector<std::uint16_t> out(512 * 8);
-      ASSERT_EQ(cudaMemcpy(out.data(), c2->data(), out.size() * 2, cudaMemcpyDeviceToHost),
-                cudaSuccess);
-      for (const std::uint16_t v : out) {
-        ASSERT_EQ(v, 0x4900) << s1->name() << ", chain " << chain << ": not 2^19";
-      }
-    }
+    expect_chained(*s1, first, o1, *s2, second, o2, *c1, *c2, 0x4900);  // 2^19
   }
+}
+
+TEST_F(SkinnyKernel, ADependentLaunchReadsThePreviousKernelsOutputAsA) {
+  // The TMA kernels prefetch their first chunks of A into L2 before they wait for the previous
+  // kernel (skinny_bulk_kernel.cuh, prefetch_first_stages): safe only because a prefetch warms L2
+  // and every copy into shared memory is issued after the wait. Here the second GEMM reads the
+  // first's C as its A, for every configuration of the second. C1 = 1024 x 64, all 512 with
+  // all-ones operands, read as the second's A: 256 x 256 with lda = 256, so C2 = 512 · 256 = 2^17
+  // exactly. The first GEMM runs the same configuration where it fits, else the first that does.
+  const Problem first =
+      Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 1024, 64, 512);
+  const Problem second =
+      Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 256, 8, 256);
+  const auto a = ones(1024 * 512), b1 = ones(512 * 64), b2 = ones(256 * 8);
+  const auto c1 = backend_->allocate(1024 * 64 * 2), c2 = backend_->allocate(256 * 8 * 2);
+  auto firsts = provider_.enumerate(first, SearchOptions{});
+  ASSERT_FALSE(firsts.empty());
+  Operands o1, o2;
+  o1.a = a->data();
+  o1.b = b1->data();
+  o1.c = c1->data();
+  o2.a = c1->data();
+  o2.b = b2->data();
+  o2.c = c2->data();
+  std::size_t chained = 0;
+  for (auto& s2 : provider_.enumerate(second, SearchOptions{})) {
+    auto same = provider_.from_name(first, s2->name());
+    Solution& s1 = same && same->supports(first) ? *same : *firsts.front();
+    expect_chained(s1, first, o1, *s2, second, o2, *c1, *c2, 0x4800);  // 2^17
+    ++chained;
+  }
+  EXPECT_GT(chained, std::size(cuda::kSkinnyConfigs));  // the tensor-core kernels ran too
 }
 
 TEST_F(SkinnyKernel, NamesRoundTripAndMisfitsGetNoCandidates) {
