@@ -15,8 +15,14 @@ a candidate over Default with the ratio Default / candidate that the benchmark m
 It prints, by bin of the tuner's lead, how many, the mean ratio, and how many the benchmark put
 below 0.98 (what the floor target forbids) and above 1.01 (a gain the minimum gain gave up).
 
+Then how far the benchmark's own two measurements, seconds apart in one process, disagree on one
+comparison: the ratio of heuristic #0 to a winner other than Default, both chosen before either
+measurement (so neither carries a winner's curse), in the sweep and in the evaluation:
+100 · log(evaluation ratio / sweep ratio), for decode problems and for the others.
+
 usage: small_leads.py DETAILS.md...
 """
+import math
 import re
 import statistics
 import sys
@@ -28,6 +34,9 @@ EVAL_DEFAULT = re.compile(r"re-measured Default: Default ([\d.]+) µs")
 EVAL_TOP_BEST = re.compile(r"re-measured best of the top N: (\S+) ([\d.]+) µs")
 EVAL_WINNER = re.compile(r"re-measured winner: (\S+) ([\d.]+) µs")
 TUNER = re.compile(r"- tuner: winner (\S+) ([\d.]+) µs, Default ([\d.]+) µs")
+SWEEP_WINNER = re.compile(r"sweep's winner: (\S+) ([\d.]+) µs")
+EVAL_HEURISTIC0 = re.compile(r"re-measured heuristic #0: (\S+) ([\d.]+) µs")
+SWEEP_RANK = re.compile(r"rank \d+ \(sweep\): ([\d.]+) µs (\S+)")
 BINS = [(0.0, 0.5), (0.5, 1.0), (1.0, 1.5), (1.5, 2.5), (2.5, 5.0), (5.0, 1e9)]
 
 
@@ -62,11 +71,47 @@ def observations(section):
     return found
 
 
+def sweep_to_evaluation_shift(section):
+    """100 · log of the evaluation's heuristic #0 / winner over the sweep's, or None."""
+    winner = SWEEP_WINNER.search(section)
+    evaluated = EVAL_WINNER.search(section)
+    heuristic0 = EVAL_HEURISTIC0.search(section)
+    if not (winner and evaluated and heuristic0) or winner.group(1) == "Default":
+        return None
+    ranks = {name: float(ms) for ms, name in SWEEP_RANK.findall(section)}
+    if heuristic0.group(1) not in ranks or heuristic0.group(1) == winner.group(1):
+        return None
+    in_sweep = ranks[heuristic0.group(1)] / float(winner.group(2))
+    in_evaluation = float(heuristic0.group(2)) / float(evaluated.group(2))
+    return 100 * math.log(in_evaluation / in_sweep)
+
+
+def print_shifts(shifts):
+    print()
+    print("| problems | comparisons | mean shift % | standard deviation % | robust (1.4826·MAD) % "
+          "| beyond ±1% | beyond ±2% |")
+    print("|---|---|---|---|---|---|---|")
+    for label, values in shifts.items():
+        if len(values) < 2:
+            continue
+        middle = statistics.median(values)
+        mad = statistics.median(abs(v - middle) for v in values)
+        print(f"| {label} | {len(values)} | {statistics.mean(values):+.2f} | "
+              f"{statistics.stdev(values):.2f} | {1.4826 * mad:.2f} | "
+              f"{sum(abs(v) > 1 for v in values)} | {sum(abs(v) > 2 for v in values)} |")
+
+
 def main(paths):
     everything = []
+    shifts = {"decode (n ≤ 64)": [], "prefill and backward (n = 4096)": []}
     for path in paths:
         for section in sections(path):
             everything.extend(observations(section))
+            shift = sweep_to_evaluation_shift(section)
+            if shift is not None:
+                title = section.split("\n")[0]
+                shifts["prefill and backward (n = 4096)" if " n=4096" in title
+                       else "decode (n ≤ 64)"].append(shift)
     print("| tuner's lead over Default | kind | count | mean Default/candidate in the benchmark "
           "| below 0.98 | above 1.01 |")
     print("|---|---|---|---|---|---|")
@@ -79,6 +124,18 @@ def main(paths):
             label = f"{low:.1f}–{high:.1f}%" if high < 1e9 else f"≥ {low:.1f}%"
             print(f"| {label} | {kind} | {len(ratios)} | {statistics.mean(ratios):.4f} | "
                   f"{sum(r < 0.98 for r in ratios)} | {sum(r > 1.01 for r in ratios)} |")
+    print()
+    print("| tuner's lead | turned down, the benchmark's ratio from | count | mean | median "
+          "| below 0.98 | above 1.01 |")
+    print("|---|---|---|---|---|---|---|")
+    for source in ("evaluation", "sweep"):
+        for low, high in BINS[:3]:
+            ratios = [r for lead, r, s in everything if s == source and low <= lead < high]
+            if ratios:
+                print(f"| {low:.1f}–{high:.1f}% | {source} | {len(ratios)} | "
+                      f"{statistics.mean(ratios):.4f} | {statistics.median(ratios):.4f} | "
+                      f"{sum(r < 0.98 for r in ratios)} | {sum(r > 1.01 for r in ratios)} |")
+    print_shifts(shifts)
 
 
 if __name__ == "__main__":
