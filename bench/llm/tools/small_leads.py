@@ -20,6 +20,11 @@ comparison: the ratio of heuristic #0 to a winner other than Default, both chose
 measurement (so neither carries a winner's curse), in the sweep and in the evaluation:
 100 · log(evaluation ratio / sweep ratio), for decode problems and for the others.
 
+Last, how often the benchmark's evaluation calls Default and heuristic #0 different beyond its
+noise (two standard errors of the per-round log ratios, as bench/llm/baselines.cpp computes it),
+each way: two entries that are often the same kernel, or nearly, so a count well above the
+nominal few percent says that the noise leaves out part of the variation.
+
 usage: small_leads.py DETAILS.md...
 """
 import math
@@ -36,6 +41,8 @@ EVAL_WINNER = re.compile(r"re-measured winner: (\S+) ([\d.]+) µs")
 TUNER = re.compile(r"- tuner: winner (\S+) ([\d.]+) µs, Default ([\d.]+) µs")
 SWEEP_WINNER = re.compile(r"sweep's winner: (\S+) ([\d.]+) µs")
 EVAL_HEURISTIC0 = re.compile(r"re-measured heuristic #0: (\S+) ([\d.]+) µs")
+EVAL_ENTRY = re.compile(r"- re-measured (Default|heuristic #0): (\S+) ([\d.]+) µs.*"
+                        r"\(round medians ([^)]*)\)")
 SWEEP_RANK = re.compile(r"rank \d+ \(sweep\): ([\d.]+) µs (\S+)")
 BINS = [(0.0, 0.5), (0.5, 1.0), (1.0, 1.5), (1.5, 2.5), (2.5, 5.0), (5.0, 1e9)]
 
@@ -86,6 +93,30 @@ def sweep_to_evaluation_shift(section):
     return 100 * math.log(in_evaluation / in_sweep)
 
 
+def default_against_heuristic0(section):
+    """(Default / heuristic #0 in the evaluation, the benchmark's noise of that comparison)."""
+    entries = {m.group(1): (float(m.group(3)), [float(x) for x in m.group(4).split(",")])
+               for m in EVAL_ENTRY.finditer(section)}
+    if len(entries) < 2:
+        return None
+    (d, d_rounds), (h, h_rounds) = entries["Default"], entries["heuristic #0"]
+    logs = [math.log(x / y) for x, y in zip(d_rounds, h_rounds)]
+    if len(logs) < 2:
+        return None
+    return d / h, math.expm1(2 * statistics.stdev(logs) / math.sqrt(len(logs)))
+
+
+def print_calibration(pairs):
+    print()
+    print("| problems | comparisons | Default slower beyond noise | heuristic #0 slower beyond noise |")
+    print("|---|---|---|---|")
+    for label, values in pairs.items():
+        if values:
+            slower = sum(r - 1 > n for r, n in values)
+            faster = sum(1 - r > n for r, n in values)
+            print(f"| {label} | {len(values)} | {slower} | {faster} |")
+
+
 def print_shifts(shifts):
     print()
     print("| problems | comparisons | mean shift % | standard deviation % | robust (1.4826·MAD) % "
@@ -104,14 +135,18 @@ def print_shifts(shifts):
 def main(paths):
     everything = []
     shifts = {"decode (n ≤ 64)": [], "prefill and backward (n = 4096)": []}
+    calibration = {"decode (n ≤ 64)": [], "prefill and backward (n = 4096)": []}
     for path in paths:
         for section in sections(path):
             everything.extend(observations(section))
+            title = section.split("\n")[0]
+            kind = "prefill and backward (n = 4096)" if " n=4096" in title else "decode (n ≤ 64)"
             shift = sweep_to_evaluation_shift(section)
             if shift is not None:
-                title = section.split("\n")[0]
-                shifts["prefill and backward (n = 4096)" if " n=4096" in title
-                       else "decode (n ≤ 64)"].append(shift)
+                shifts[kind].append(shift)
+            pair = default_against_heuristic0(section)
+            if pair is not None:
+                calibration[kind].append(pair)
     print("| tuner's lead over Default | kind | count | mean Default/candidate in the benchmark "
           "| below 0.98 | above 1.01 |")
     print("|---|---|---|---|---|---|")
@@ -136,6 +171,7 @@ def main(paths):
                       f"{statistics.mean(ratios):.4f} | {statistics.median(ratios):.4f} | "
                       f"{sum(r < 0.98 for r in ratios)} | {sum(r > 1.01 for r in ratios)} |")
     print_shifts(shifts)
+    print_calibration(calibration)
 
 
 if __name__ == "__main__":
