@@ -63,7 +63,7 @@ class SkinnyKernel : public gpu_test::DeviceTest {
   }
 
   // Runs `first` then `second` on the stream ten times, with C1 and C2 poisoned with NaN before
-  // each chain, and expects every element of C2 (`c2_elements` of them) to be `expected`.
+  // each chain, and expects every element of C2 to be `expected`.
   void expect_chained(Solution& s1, const Problem& first, const Operands& o1, Solution& s2,
                       const Problem& second, const Operands& o2, Buffer& c1, Buffer& c2,
                       std::uint16_t expected) {
