@@ -121,13 +121,16 @@ std::string short_solution_name(const std::string& name) {
     if (const auto* tc = std::get_if<cuda::SkinnyTcConfig>(&*skinny)) {
       return fmt::format("skinny-tc m{} w{}", tc->m_tiles, tc->warps);
     }
+    const auto late = [](cuda::SkinnyPrefetch p) {
+      return p == cuda::SkinnyPrefetch::late ? " late" : "";
+    };
     if (const auto* bulk = std::get_if<cuda::SkinnyBulkConfig>(&*skinny)) {
-      return fmt::format("skinny-bulk m{} w{} kb{} s{}", bulk->m_tiles, bulk->warps, bulk->k_boxes,
-                         bulk->stages);
+      return fmt::format("skinny-bulk m{} w{} kb{} s{}{}", bulk->m_tiles, bulk->warps,
+                         bulk->k_boxes, bulk->stages, late(bulk->prefetch));
     }
     const auto& wg = std::get<cuda::SkinnyWgmmaConfig>(*skinny);
-    return fmt::format("skinny-wgmma m{} g{} kb{} s{}", wg.m_tiles, wg.groups, wg.k_boxes,
-                       wg.stages);
+    return fmt::format("skinny-wgmma m{} g{} kb{} s{}{}", wg.m_tiles, wg.groups, wg.k_boxes,
+                       wg.stages, late(wg.prefetch));
   }
   const auto c = cuda::parse_algo_name(name);
   if (!c) return name;

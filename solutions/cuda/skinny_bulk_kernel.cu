@@ -10,7 +10,8 @@ namespace {
 
 using namespace skinny;
 
-template <typename T, int MTiles, int NTiles, int Warps, int KBoxes, int Stages>
+template <typename T, int MTiles, int NTiles, int Warps, int KBoxes, int Stages,
+          SkinnyPrefetch Prefetch>
 cudaError_t launch_shape(const SkinnyArgs& args, cudaStream_t stream, bool& unaddressable) {
   constexpr int kThreads = kBulkThreads<Warps>;
   constexpr int kBytes = bulk_kernel_shared_bytes<MTiles, NTiles, Warps, KBoxes, Stages>();
@@ -18,36 +19,55 @@ cudaError_t launch_shape(const SkinnyArgs& args, cudaStream_t stream, bool& unad
   if constexpr (kBytes > kSkinnyBulkMaxSharedBytes) {
     return cudaErrorInvalidValue;
   } else {
-    return launch_persistent<T, skinny_bulk_kernel<T, MTiles, NTiles, Warps, KBoxes, Stages>,
+    return launch_persistent<T,
+                             skinny_bulk_kernel<T, MTiles, NTiles, Warps, KBoxes, Stages, Prefetch>,
                              kThreads, kBytes>(args, stream, 16 * MTiles, 8 * NTiles,
                                                unaddressable);
   }
 }
 
+template <typename T, int MTiles, int Warps, int KBoxes, int Stages, SkinnyPrefetch Prefetch>
+cudaError_t launch_columns(const SkinnyArgs& args, cudaStream_t stream, bool& unaddressable) {
+  if (args.n <= 8) {
+    return launch_shape<T, MTiles, 1, Warps, KBoxes, Stages, Prefetch>(args, stream, unaddressable);
+  }
+  if (args.n <= 16) {
+    return launch_shape<T, MTiles, 2, Warps, KBoxes, Stages, Prefetch>(args, stream, unaddressable);
+  }
+  if (args.n <= 32) {
+    return launch_shape<T, MTiles, 4, Warps, KBoxes, Stages, Prefetch>(args, stream, unaddressable);
+  }
+  return launch_shape<T, MTiles, 8, Warps, KBoxes, Stages, Prefetch>(args, stream, unaddressable);
+}
+
 template <typename T, int MTiles, int Warps, int KBoxes, int Stages>
-cudaError_t launch_config(const SkinnyArgs& args, cudaStream_t stream, bool& unaddressable) {
-  if (args.n <= 8)
-    return launch_shape<T, MTiles, 1, Warps, KBoxes, Stages>(args, stream, unaddressable);
-  if (args.n <= 16)
-    return launch_shape<T, MTiles, 2, Warps, KBoxes, Stages>(args, stream, unaddressable);
-  if (args.n <= 32)
-    return launch_shape<T, MTiles, 4, Warps, KBoxes, Stages>(args, stream, unaddressable);
-  return launch_shape<T, MTiles, 8, Warps, KBoxes, Stages>(args, stream, unaddressable);
+cudaError_t launch_config(SkinnyPrefetch prefetch, const SkinnyArgs& args, cudaStream_t stream,
+                          bool& unaddressable) {
+  if (prefetch == SkinnyPrefetch::late) {
+    return launch_columns<T, MTiles, Warps, KBoxes, Stages, SkinnyPrefetch::late>(args, stream,
+                                                                                  unaddressable);
+  }
+  return launch_columns<T, MTiles, Warps, KBoxes, Stages, SkinnyPrefetch::early>(args, stream,
+                                                                                 unaddressable);
 }
 
 template <typename T>
 cudaError_t launch_typed(SkinnyBulkConfig c, const SkinnyArgs& args, cudaStream_t stream,
                          bool& unaddressable) {
   static_assert(std::size(kSkinnyBulkConfigs) == 9, "a configuration is not dispatched");
-  if (c == kSkinnyBulkConfigs[0]) return launch_config<T, 1, 4, 4, 8>(args, stream, unaddressable);
-  if (c == kSkinnyBulkConfigs[1]) return launch_config<T, 1, 4, 2, 12>(args, stream, unaddressable);
-  if (c == kSkinnyBulkConfigs[2]) return launch_config<T, 1, 2, 4, 6>(args, stream, unaddressable);
-  if (c == kSkinnyBulkConfigs[3]) return launch_config<T, 1, 4, 4, 4>(args, stream, unaddressable);
-  if (c == kSkinnyBulkConfigs[4]) return launch_config<T, 2, 4, 2, 12>(args, stream, unaddressable);
-  if (c == kSkinnyBulkConfigs[5]) return launch_config<T, 4, 4, 2, 8>(args, stream, unaddressable);
-  if (c == kSkinnyBulkConfigs[6]) return launch_config<T, 2, 4, 1, 16>(args, stream, unaddressable);
-  if (c == kSkinnyBulkConfigs[7]) return launch_config<T, 4, 4, 1, 12>(args, stream, unaddressable);
-  if (c == kSkinnyBulkConfigs[8]) return launch_config<T, 1, 2, 8, 6>(args, stream, unaddressable);
+  const SkinnyPrefetch p = c.prefetch;
+  c.prefetch = SkinnyPrefetch::early;  // as the list has them
+  const SkinnyBulkConfig* k = kSkinnyBulkConfigs;
+  auto& u = unaddressable;
+  if (c == k[0]) return launch_config<T, 1, 4, 4, 8>(p, args, stream, u);
+  if (c == k[1]) return launch_config<T, 1, 4, 2, 12>(p, args, stream, u);
+  if (c == k[2]) return launch_config<T, 1, 2, 4, 6>(p, args, stream, u);
+  if (c == k[3]) return launch_config<T, 1, 4, 4, 4>(p, args, stream, u);
+  if (c == k[4]) return launch_config<T, 2, 4, 2, 12>(p, args, stream, u);
+  if (c == k[5]) return launch_config<T, 4, 4, 2, 8>(p, args, stream, u);
+  if (c == k[6]) return launch_config<T, 2, 4, 1, 16>(p, args, stream, u);
+  if (c == k[7]) return launch_config<T, 4, 4, 1, 12>(p, args, stream, u);
+  if (c == k[8]) return launch_config<T, 1, 2, 8, 6>(p, args, stream, u);
   return cudaErrorInvalidValue;
 }
 

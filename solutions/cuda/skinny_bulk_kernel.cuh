@@ -11,6 +11,7 @@
 #include "solutions/cuda/dependent_launch.cuh"
 #include "solutions/cuda/mma_16816.cuh"
 #include "solutions/cuda/named_barrier.cuh"
+#include "solutions/cuda/skinny_bulk_kernel.hpp"
 #include "solutions/cuda/skinny_common.cuh"
 
 namespace gemmtune::cuda::skinny {
@@ -47,7 +48,21 @@ using BulkStage = TmaStage<16 * MTiles, 8 * NTiles, KBoxes, false>;
 // (blockIdx.x, + gridDim.x, …; Stage::kBoxes boxes of 64 k each) back to back through the ring of
 // Stages, A once (evicted first from L2), B as every block rereads it (evicted last). A stage is
 // refilled once its consumers have released it (`empty`), and `full` counts the bytes in.
+// SkinnyPrefetch::late: once the ring's first copies are issued, the A boxes of the tile's next
+// Stages chunks (from `first`, up to the tile's end) are brought into L2. Issued before the ring's
+// copies (early), the prefetches queue ahead of them in the TMA unit, which on a short tile costs
+// more than it gains: the warpgroup kernel took 9.7 µs on 2048 × 64 × 2048 with them, 8.7
+// without (H100, bench/results/2026-11-27-h100-prefetch-policy.md).
 template <typename Stage, int Stages>
+__device__ __forceinline__ void prefetch_next_chunks(const CUtensorMap& map_a, int row0, int z,
+                                                     int first, int chunks) {
+  const int end = min(first + Stages, chunks);
+  for (int box = first * Stage::kBoxes; box < end * Stage::kBoxes; ++box) {
+    bulk::prefetch_box(&map_a, box * kBoxK, row0, z);
+  }
+}
+
+template <typename Stage, int Stages, SkinnyPrefetch Prefetch>
 __device__ __forceinline__ void produce_stages(const CUtensorMap& map_a, const CUtensorMap& map_b,
                                                int tiles, int row_tiles, int chunks,
                                                std::uint32_t base, std::uint64_t* full,
@@ -81,18 +96,21 @@ __device__ __forceinline__ void produce_stages(const CUtensorMap& map_a, const C
           copy_b();
         }
       }
+      if constexpr (Prefetch == SkinnyPrefetch::late) {
+        if (g == Stages - 1) prefetch_next_chunks<Stage, Stages>(map_a, row0, z, i + 1, chunks);
+      }
     }
   }
 }
 
-// Before the wait for the previous kernel, the producer thread asks the TMA unit to bring the A
-// boxes of the block's first 2 × Stages chunks into L2. The ring holds Stages chunks, and the
-// producer issues no copy before a stage is free: the prefetch puts a ring's worth more of reads
-// in flight from the start, before the ring could. On an H100 the LLM benchmark's decode geomean
-// went from 1.085x to 1.105x (the first Stages chunks) and 1.113x (2 x Stages) per iteration:
-// timed with an event between iterations, where nothing overlaps (without dependent launch,
-// GEMMTUNE_DEPENDENT_LAUNCH=0, it measured the same); prefetching the CUDA-core kernel's rows
-// gained nothing (bench/results/2026-11-27-h100-prefetch.md). Back to back, the previous
+// SkinnyPrefetch::early: before the wait for the previous kernel, the producer thread asks the TMA
+// unit to bring the A boxes of the block's first 2 × Stages chunks into L2. The ring holds Stages
+// chunks, and the producer issues no copy before a stage is free: the prefetch puts a ring's worth
+// more of reads in flight from the start, before the ring could. On an H100 the LLM benchmark's
+// decode geomean went from 1.085x to 1.105x (the first Stages chunks) and 1.113x (2 x Stages) per
+// iteration: timed with an event between iterations, where nothing overlaps (without dependent
+// launch, GEMMTUNE_DEPENDENT_LAUNCH=0, it measured the same); prefetching the CUDA-core kernel's
+// rows gained nothing (bench/results/2026-11-27-h100-prefetch.md). Back to back, the previous
 // kernel's tail also overlaps these reads. B is not prefetched: it may be the previous kernel's
 // output, and every block rereads it from L2 anyway.
 template <typename Stage, int Stages>
@@ -140,7 +158,8 @@ __device__ __forceinline__ std::uint32_t swizzled(int row, int chunk) {
 // multiply next waited, and with them the producer: on an H200 that tile end cost about 3% of the
 // kernel's time at n = 8, the stores alone 1–3%
 // (bench/results/2026-11-21-h200-skinny-n8-limits.md).
-template <typename T, int MTiles, int NTiles, int Warps, int KBoxes, int Stages>
+template <typename T, int MTiles, int NTiles, int Warps, int KBoxes, int Stages,
+          SkinnyPrefetch Prefetch = SkinnyPrefetch::early>
 __global__ void __launch_bounds__(kBulkThreads<Warps>)
     skinny_bulk_kernel(SkinnyArgs args, const __grid_constant__ CUtensorMap map_a,
                        const __grid_constant__ CUtensorMap map_b) {
@@ -189,9 +208,11 @@ __global__ void __launch_bounds__(kBulkThreads<Warps>)
   }
   __syncthreads();
   // Set up while the stream's previous kernel may still run; nothing global is read before, but
-  // the producer warms L2 with A's first stages.
-  if (warp == Warps && lane == 0) {
-    prefetch_first_stages<Stage, Stages>(map_a, tiles, row_tiles, chunks);
+  // the producer may warm L2 with A's first stages.
+  if constexpr (Prefetch == SkinnyPrefetch::early) {
+    if (warp == Warps && lane == 0) {
+      prefetch_first_stages<Stage, Stages>(map_a, tiles, row_tiles, chunks);
+    }
   }
   wait_for_previous_kernel();
   allow_next_kernel();
@@ -199,7 +220,8 @@ __global__ void __launch_bounds__(kBulkThreads<Warps>)
   if (warp == Warps) {
     // Producer: one thread issues the stages' boxes.
     if (lane != 0) return;
-    produce_stages<Stage, Stages>(map_a, map_b, tiles, row_tiles, chunks, base, full, empty);
+    produce_stages<Stage, Stages, Prefetch>(map_a, map_b, tiles, row_tiles, chunks, base, full,
+                                            empty);
     return;
   }
 

@@ -27,16 +27,25 @@ namespace gemmtune::cuda {
 
 inline constexpr int kSkinnyBulkMaxN = 64;
 
+// When the producer of a TMA kernel (this one and the warpgroup kernel) has the TMA unit bring
+// A's boxes into L2 ahead of the copies (skinny_bulk_kernel.cuh): `early`, the first 2 × Stages
+// chunks before the wait for the previous kernel; `late`, the next Stages chunks once the ring's
+// first copies are issued. Neither is faster everywhere: on an H100, late was up to 12% faster
+// on the small decode GEMMs (3072 × 8 × 2048, 4096 × 8 × 4096) and up to 5% slower on the large
+// ones (bench/results/2026-11-27-h100-prefetch-policy.md), so each configuration comes in both.
+enum class SkinnyPrefetch { early, late };
+
 struct SkinnyBulkConfig {
   int m_tiles = 1;  // 16-row tiles of Aᵀ per block tile
   int warps = 4;    // consumer warps, splitting k
   int k_boxes = 4;  // boxes of 64 k per stage
   int stages = 8;   // stages in the shared-memory ring (a multiple of warps)
+  SkinnyPrefetch prefetch = SkinnyPrefetch::early;
 };
 
 constexpr bool operator==(SkinnyBulkConfig x, SkinnyBulkConfig y) {
   return x.m_tiles == y.m_tiles && x.warps == y.warps && x.k_boxes == y.k_boxes &&
-         x.stages == y.stages;
+         x.stages == y.stages && x.prefetch == y.prefetch;
 }
 
 // The configurations the kernel is compiled for. On an H200 (bench/results/

@@ -28,6 +28,9 @@ constexpr NameForm kTensorCoreName{"Gemmtune_SkinnyTc_mtiles_", {"_warps_"}, 1};
 constexpr NameForm kBulkName{"Gemmtune_SkinnyBulk_mtiles_", {"_warps_", "_kboxes_", "_stages_"}, 3};
 constexpr NameForm kWgmmaName{
     "Gemmtune_SkinnyWgmma_mtiles_", {"_groups_", "_kboxes_", "_stages_"}, 3};
+// After a TMA kernel's name where it prefetches A late (SkinnyPrefetch::late); the name without
+// it is the early prefetch's, as before the choice existed.
+constexpr std::string_view kLatePrefetchSuffix = "_prefetch_late";
 
 std::string format_name(const NameForm& form, std::initializer_list<int> values) {
   std::string name(form.prefix);
@@ -82,13 +85,21 @@ bool listed(const Config& config, const Config (&configs)[N]) {
   return false;
 }
 
+// The lists hold each TMA configuration once, with the early prefetch; both prefetches are
+// compiled.
+template <typename Config>
+Config with_early_prefetch(Config config) {
+  config.prefetch = SkinnyPrefetch::early;
+  return config;
+}
+
 bool compiled(const SkinnyKernelConfig& config) {
   if (const auto* c = std::get_if<SkinnyConfig>(&config)) return listed(*c, kSkinnyConfigs);
   if (const auto* tc = std::get_if<SkinnyTcConfig>(&config)) return listed(*tc, kSkinnyTcConfigs);
   if (const auto* bulk = std::get_if<SkinnyBulkConfig>(&config)) {
-    return listed(*bulk, kSkinnyBulkConfigs);
+    return listed(with_early_prefetch(*bulk), kSkinnyBulkConfigs);
   }
-  return listed(std::get<SkinnyWgmmaConfig>(config), kSkinnyWgmmaConfigs);
+  return listed(with_early_prefetch(std::get<SkinnyWgmmaConfig>(config)), kSkinnyWgmmaConfigs);
 }
 
 // Dynamic shared memory the kernel takes at n columns (n within its limit); 0 for the kernels
@@ -177,21 +188,30 @@ std::string skinny_solution_name(const SkinnyKernelConfig& config) {
   if (const auto* tc = std::get_if<SkinnyTcConfig>(&config)) {
     return format_name(kTensorCoreName, {tc->m_tiles, tc->warps});
   }
+  const auto late = [](SkinnyPrefetch p) {
+    return p == SkinnyPrefetch::late ? kLatePrefetchSuffix : std::string_view();
+  };
   if (const auto* b = std::get_if<SkinnyBulkConfig>(&config)) {
-    return format_name(kBulkName, {b->m_tiles, b->warps, b->k_boxes, b->stages});
+    return format_name(kBulkName, {b->m_tiles, b->warps, b->k_boxes, b->stages}) +
+           std::string(late(b->prefetch));
   }
   const auto& w = std::get<SkinnyWgmmaConfig>(config);
-  return format_name(kWgmmaName, {w.m_tiles, w.groups, w.k_boxes, w.stages});
+  return format_name(kWgmmaName, {w.m_tiles, w.groups, w.k_boxes, w.stages}) +
+         std::string(late(w.prefetch));
 }
 
 std::optional<SkinnyKernelConfig> parse_skinny_solution_name(std::string_view name) {
   if (const auto v = parse_form(name, kCudaCoreName)) return SkinnyConfig{(*v)[0], (*v)[1]};
   if (const auto v = parse_form(name, kTensorCoreName)) return SkinnyTcConfig{(*v)[0], (*v)[1]};
-  if (const auto v = parse_form(name, kBulkName)) {
-    return SkinnyBulkConfig{(*v)[0], (*v)[1], (*v)[2], (*v)[3]};
+  const bool late = name.ends_with(kLatePrefetchSuffix);
+  const SkinnyPrefetch prefetch = late ? SkinnyPrefetch::late : SkinnyPrefetch::early;
+  const std::string_view base =
+      late ? name.substr(0, name.size() - kLatePrefetchSuffix.size()) : name;
+  if (const auto v = parse_form(base, kBulkName)) {
+    return SkinnyBulkConfig{(*v)[0], (*v)[1], (*v)[2], (*v)[3], prefetch};
   }
-  if (const auto v = parse_form(name, kWgmmaName)) {
-    return SkinnyWgmmaConfig{(*v)[0], (*v)[1], (*v)[2], (*v)[3]};
+  if (const auto v = parse_form(base, kWgmmaName)) {
+    return SkinnyWgmmaConfig{(*v)[0], (*v)[1], (*v)[2], (*v)[3], prefetch};
   }
   return std::nullopt;
 }
@@ -281,8 +301,16 @@ std::vector<std::unique_ptr<Solution>> GemmtuneCudaProvider::enumerate(const Pro
   };
   for (const SkinnyConfig& config : kSkinnyConfigs) offer(config);
   for (const SkinnyTcConfig& config : kSkinnyTcConfigs) offer(config);
-  for (const SkinnyBulkConfig& config : kSkinnyBulkConfigs) offer(config);
-  for (const SkinnyWgmmaConfig& config : kSkinnyWgmmaConfigs) offer(config);
+  for (const SkinnyPrefetch prefetch : {SkinnyPrefetch::early, SkinnyPrefetch::late}) {
+    for (SkinnyBulkConfig config : kSkinnyBulkConfigs) {
+      config.prefetch = prefetch;
+      offer(config);
+    }
+    for (SkinnyWgmmaConfig config : kSkinnyWgmmaConfigs) {
+      config.prefetch = prefetch;
+      offer(config);
+    }
+  }
   return out;
 }
 

@@ -12,7 +12,8 @@ namespace {
 
 using namespace skinny;
 
-template <typename T, int MTiles, int Groups, int KBoxes, int Stages, int BRows>
+template <typename T, int MTiles, int Groups, int KBoxes, int Stages, SkinnyPrefetch Prefetch,
+          int BRows>
 cudaError_t launch_shape(const SkinnyArgs& args, cudaStream_t stream, bool& unaddressable) {
   constexpr int kThreads = Groups * 128 + 32;
   constexpr SkinnyWgmmaConfig kConfig{MTiles, Groups, KBoxes, Stages};
@@ -22,40 +23,56 @@ cudaError_t launch_shape(const SkinnyArgs& args, cudaStream_t stream, bool& unad
   if constexpr (kBytes > kSkinnyBulkMaxSharedBytes) {
     return cudaErrorInvalidValue;  // the ring does not fit at this n
   } else {
-    return launch_persistent<T,
-                             skinny_wgmma_kernel<T, MTiles, Groups, KBoxes, Stages, BRows, kStaged>,
-                             kThreads, kBytes>(args, stream, 16 * MTiles, BRows, unaddressable);
+    return launch_persistent<
+        T, skinny_wgmma_kernel<T, MTiles, Groups, KBoxes, Stages, BRows, kStaged, Prefetch>,
+        kThreads, kBytes>(args, stream, 16 * MTiles, BRows, unaddressable);
   }
 }
 
 // B's box: n rounded up to 16, 32 or 64 rows.
-template <typename T, int MTiles, int Groups, int KBoxes, int Stages>
-cudaError_t launch_config(const SkinnyArgs& args, cudaStream_t stream, bool& unaddressable) {
+template <typename T, int MTiles, int Groups, int KBoxes, int Stages, SkinnyPrefetch Prefetch>
+cudaError_t launch_columns(const SkinnyArgs& args, cudaStream_t stream, bool& unaddressable) {
   if (args.n <= 16) {
-    return launch_shape<T, MTiles, Groups, KBoxes, Stages, 16>(args, stream, unaddressable);
+    return launch_shape<T, MTiles, Groups, KBoxes, Stages, Prefetch, 16>(args, stream,
+                                                                         unaddressable);
   }
   if (args.n <= 32) {
-    return launch_shape<T, MTiles, Groups, KBoxes, Stages, 32>(args, stream, unaddressable);
+    return launch_shape<T, MTiles, Groups, KBoxes, Stages, Prefetch, 32>(args, stream,
+                                                                         unaddressable);
   }
-  return launch_shape<T, MTiles, Groups, KBoxes, Stages, 64>(args, stream, unaddressable);
+  return launch_shape<T, MTiles, Groups, KBoxes, Stages, Prefetch, 64>(args, stream, unaddressable);
+}
+
+template <typename T, int MTiles, int Groups, int KBoxes, int Stages>
+cudaError_t launch_config(SkinnyPrefetch prefetch, const SkinnyArgs& args, cudaStream_t stream,
+                          bool& unaddressable) {
+  if (prefetch == SkinnyPrefetch::late) {
+    return launch_columns<T, MTiles, Groups, KBoxes, Stages, SkinnyPrefetch::late>(args, stream,
+                                                                                   unaddressable);
+  }
+  return launch_columns<T, MTiles, Groups, KBoxes, Stages, SkinnyPrefetch::early>(args, stream,
+                                                                                  unaddressable);
 }
 
 template <typename T>
 cudaError_t launch_typed(SkinnyWgmmaConfig c, const SkinnyArgs& args, cudaStream_t stream,
                          bool& unaddressable) {
   static_assert(std::size(kSkinnyWgmmaConfigs) == 11, "a configuration is not dispatched");
-  constexpr const SkinnyWgmmaConfig* k = kSkinnyWgmmaConfigs;
-  if (c == k[0]) return launch_config<T, 2, 2, 2, 8>(args, stream, unaddressable);
-  if (c == k[1]) return launch_config<T, 2, 2, 2, 12>(args, stream, unaddressable);
-  if (c == k[2]) return launch_config<T, 2, 2, 4, 6>(args, stream, unaddressable);
-  if (c == k[3]) return launch_config<T, 4, 1, 2, 6>(args, stream, unaddressable);
-  if (c == k[4]) return launch_config<T, 4, 2, 2, 6>(args, stream, unaddressable);
-  if (c == k[5]) return launch_config<T, 4, 2, 2, 8>(args, stream, unaddressable);
-  if (c == k[6]) return launch_config<T, 8, 1, 1, 8>(args, stream, unaddressable);
-  if (c == k[7]) return launch_config<T, 5, 2, 1, 10>(args, stream, unaddressable);
-  if (c == k[8]) return launch_config<T, 7, 2, 1, 8>(args, stream, unaddressable);
-  if (c == k[9]) return launch_config<T, 14, 1, 1, 6>(args, stream, unaddressable);
-  if (c == k[10]) return launch_config<T, 3, 1, 2, 6>(args, stream, unaddressable);
+  const SkinnyPrefetch p = c.prefetch;
+  c.prefetch = SkinnyPrefetch::early;  // as the list has them
+  const SkinnyWgmmaConfig* k = kSkinnyWgmmaConfigs;
+  auto& u = unaddressable;
+  if (c == k[0]) return launch_config<T, 2, 2, 2, 8>(p, args, stream, u);
+  if (c == k[1]) return launch_config<T, 2, 2, 2, 12>(p, args, stream, u);
+  if (c == k[2]) return launch_config<T, 2, 2, 4, 6>(p, args, stream, u);
+  if (c == k[3]) return launch_config<T, 4, 1, 2, 6>(p, args, stream, u);
+  if (c == k[4]) return launch_config<T, 4, 2, 2, 6>(p, args, stream, u);
+  if (c == k[5]) return launch_config<T, 4, 2, 2, 8>(p, args, stream, u);
+  if (c == k[6]) return launch_config<T, 8, 1, 1, 8>(p, args, stream, u);
+  if (c == k[7]) return launch_config<T, 5, 2, 1, 10>(p, args, stream, u);
+  if (c == k[8]) return launch_config<T, 7, 2, 1, 8>(p, args, stream, u);
+  if (c == k[9]) return launch_config<T, 14, 1, 1, 6>(p, args, stream, u);
+  if (c == k[10]) return launch_config<T, 3, 1, 2, 6>(p, args, stream, u);
   return cudaErrorInvalidValue;
 }
 

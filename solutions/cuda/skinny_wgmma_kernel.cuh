@@ -114,7 +114,8 @@ __device__ __forceinline__ void wg_store_staged(const SkinnyArgs& args, T* c, in
 // block (KBoxes boxes of 64 k) lands in stage g % Stages and is multiplied by warpgroup
 // g % Groups; at the tile's end the warpgroups add their sums in a fixed tree and warpgroup 0
 // writes the tile (through the staging area where StagedTiles and wg_can_store_staged).
-template <typename T, int MTiles, int Groups, int KBoxes, int Stages, int BRows, bool StagedTiles>
+template <typename T, int MTiles, int Groups, int KBoxes, int Stages, int BRows, bool StagedTiles,
+          SkinnyPrefetch Prefetch = SkinnyPrefetch::early>
 __global__ void __launch_bounds__(Groups * 128 + 32)
     skinny_wgmma_kernel(SkinnyArgs args, const __grid_constant__ CUtensorMap map_a,
                         const __grid_constant__ CUtensorMap map_b) {
@@ -152,16 +153,19 @@ __global__ void __launch_bounds__(Groups * 128 + 32)
   }
   __syncthreads();
   // Set up while the stream's previous kernel may still run; nothing global is read before, but
-  // the producer warms L2 with A's first stages.
-  if (warp == Groups * 4 && lane == 0) {
-    prefetch_first_stages<Stage, Stages>(map_a, tiles, row_tiles, chunks);
+  // the producer may warm L2 with A's first stages.
+  if constexpr (Prefetch == SkinnyPrefetch::early) {
+    if (warp == Groups * 4 && lane == 0) {
+      prefetch_first_stages<Stage, Stages>(map_a, tiles, row_tiles, chunks);
+    }
   }
   wait_for_previous_kernel();
   allow_next_kernel();
 
   if (warp == Groups * 4) {
     if (lane != 0) return;
-    produce_stages<Stage, Stages>(map_a, map_b, tiles, row_tiles, chunks, base, full, empty);
+    produce_stages<Stage, Stages, Prefetch>(map_a, map_b, tiles, row_tiles, chunks, base, full,
+                                            empty);
     return;
   }
 

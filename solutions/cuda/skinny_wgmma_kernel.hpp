@@ -29,11 +29,12 @@ struct SkinnyWgmmaConfig {
   int groups = 2;   // consumer warpgroups, splitting k
   int k_boxes = 2;  // boxes of 64 k per stage
   int stages = 8;   // stages in the shared-memory ring (a multiple of groups)
+  SkinnyPrefetch prefetch = SkinnyPrefetch::early;  // see skinny_bulk_kernel.hpp
 };
 
 constexpr bool operator==(SkinnyWgmmaConfig x, SkinnyWgmmaConfig y) {
   return x.m_tiles == y.m_tiles && x.groups == y.groups && x.k_boxes == y.k_boxes &&
-         x.stages == y.stages;
+         x.stages == y.stages && x.prefetch == y.prefetch;
 }
 
 // The configurations the kernel is compiled for: each was the fastest of those tried on an

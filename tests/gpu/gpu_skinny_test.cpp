@@ -31,18 +31,19 @@ class SkinnyKernel : public gpu_test::DeviceTest {
     if (p.n <= cuda::kSkinnyMaxN) expected += std::size(cuda::kSkinnyConfigs);
     if (p.a_type != DType::Float32) {
       expected += std::size(cuda::kSkinnyTcConfigs);
-      // The bulk-copy kernel on the H100/H200 these tests run on: the rings that fit at this n.
+      // The bulk-copy kernel on the H100/H200 these tests run on: the rings that fit at this n,
+      // each with the early and the late prefetch of A.
       for (const cuda::SkinnyBulkConfig& c : cuda::kSkinnyBulkConfigs) {
         if (cuda::skinny_bulk_shared_bytes(c, static_cast<int>(p.n)) <=
             cuda::kSkinnyBulkMaxSharedBytes) {
-          ++expected;
+          expected += 2;
         }
       }
-      // The warpgroup kernel (compute capability 9.0, as these machines have): the rings that fit.
+      // The warpgroup kernel (compute capability 9.0, as these machines have): the same.
       for (const cuda::SkinnyWgmmaConfig& c : cuda::kSkinnyWgmmaConfigs) {
         if (cuda::skinny_wgmma_shared_bytes(c, cuda::skinny_wgmma_b_rows(static_cast<int>(p.n))) <=
             cuda::kSkinnyBulkMaxSharedBytes) {
-          ++expected;
+          expected += 2;
         }
       }
     }

@@ -23,31 +23,34 @@ TEST(SkinnyName, RoundTripsEveryCompiledConfiguration) {
     EXPECT_EQ(std::get<SkinnyTcConfig>(*parsed).m_tiles, c.m_tiles);
     EXPECT_EQ(std::get<SkinnyTcConfig>(*parsed).warps, c.warps);
   }
-  for (const SkinnyBulkConfig& c : kSkinnyBulkConfigs) {
-    const std::string name = skinny_solution_name(c);
-    const auto parsed = parse_skinny_solution_name(name);
-    ASSERT_TRUE(parsed && std::holds_alternative<SkinnyBulkConfig>(*parsed)) << name;
-    const auto& b = std::get<SkinnyBulkConfig>(*parsed);
-    EXPECT_EQ(b.m_tiles, c.m_tiles);
-    EXPECT_EQ(b.warps, c.warps);
-    EXPECT_EQ(b.k_boxes, c.k_boxes);
-    EXPECT_EQ(b.stages, c.stages);
-  }
-  for (const SkinnyWgmmaConfig& c : kSkinnyWgmmaConfigs) {
-    const std::string name = skinny_solution_name(c);
-    const auto parsed = parse_skinny_solution_name(name);
-    ASSERT_TRUE(parsed && std::holds_alternative<SkinnyWgmmaConfig>(*parsed)) << name;
-    const auto& w = std::get<SkinnyWgmmaConfig>(*parsed);
-    EXPECT_EQ(w.m_tiles, c.m_tiles);
-    EXPECT_EQ(w.groups, c.groups);
-    EXPECT_EQ(w.k_boxes, c.k_boxes);
-    EXPECT_EQ(w.stages, c.stages);
+  for (const SkinnyPrefetch prefetch : {SkinnyPrefetch::early, SkinnyPrefetch::late}) {
+    for (SkinnyBulkConfig c : kSkinnyBulkConfigs) {
+      c.prefetch = prefetch;
+      const std::string name = skinny_solution_name(c);
+      const auto parsed = parse_skinny_solution_name(name);
+      ASSERT_TRUE(parsed && std::holds_alternative<SkinnyBulkConfig>(*parsed)) << name;
+      EXPECT_TRUE(std::get<SkinnyBulkConfig>(*parsed) == c) << name;
+      EXPECT_FALSE(skinny_unsupported_reason(
+          Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 512, 8, 256),
+          *parsed))
+          << name;
+    }
+    for (SkinnyWgmmaConfig c : kSkinnyWgmmaConfigs) {
+      c.prefetch = prefetch;
+      const std::string name = skinny_solution_name(c);
+      const auto parsed = parse_skinny_solution_name(name);
+      ASSERT_TRUE(parsed && std::holds_alternative<SkinnyWgmmaConfig>(*parsed)) << name;
+      EXPECT_TRUE(std::get<SkinnyWgmmaConfig>(*parsed) == c) << name;
+    }
   }
   EXPECT_EQ(skinny_solution_name(SkinnyConfig{2, 128}), "Gemmtune_Skinny_rows_2_threads_128");
   EXPECT_EQ(skinny_solution_name(SkinnyWgmmaConfig{8, 1, 2, 4}),
             "Gemmtune_SkinnyWgmma_mtiles_8_groups_1_kboxes_2_stages_4");
   EXPECT_EQ(skinny_solution_name(SkinnyBulkConfig{2, 4, 1, 16}),
             "Gemmtune_SkinnyBulk_mtiles_2_warps_4_kboxes_1_stages_16");
+  // The early prefetch keeps the name it had before the late one existed.
+  EXPECT_EQ(skinny_solution_name(SkinnyBulkConfig{2, 4, 1, 16, SkinnyPrefetch::late}),
+            "Gemmtune_SkinnyBulk_mtiles_2_warps_4_kboxes_1_stages_16_prefetch_late");
   EXPECT_EQ(skinny_solution_name(SkinnyTcConfig{1, 8}), "Gemmtune_SkinnyTc_mtiles_1_warps_8");
 }
 
@@ -59,7 +62,11 @@ TEST(SkinnyName, RejectsOtherNames) {
         "Gemmtune_SkinnyBulk_mtiles_1_warps_4_kboxes_4_stages_8_",
         "Gemmtune_SkinnyBulk_mtiles_1_warps_4_stages_8_kboxes_4",
         "Gemmtune_SkinnyWgmma_mtiles_2_warps_2_kboxes_2_stages_8",
-        "Gemmtune_SkinnyWgmma_mtiles_2_groups_2_kboxes_2"}) {
+        "Gemmtune_SkinnyWgmma_mtiles_2_groups_2_kboxes_2",
+        "Gemmtune_SkinnyTc_mtiles_1_warps_8_prefetch_late",
+        "Gemmtune_Skinny_rows_2_threads_128_prefetch_late",
+        "Gemmtune_SkinnyBulk_mtiles_1_warps_4_kboxes_4_stages_8_prefetch_early",
+        "Gemmtune_SkinnyBulk_mtiles_1_warps_4_kboxes_4_stages_8_prefetch_late_"}) {
     EXPECT_FALSE(parse_skinny_solution_name(name)) << name;
   }
 }
