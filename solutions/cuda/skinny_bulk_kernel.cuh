@@ -52,7 +52,7 @@ using BulkStage = TmaStage<16 * MTiles, 8 * NTiles, KBoxes, false>;
 // Stages chunks (from `first`, up to the tile's end) are brought into L2. Issued before the ring's
 // copies (early), the prefetches queue ahead of them in the TMA unit, which on a short tile costs
 // more than it gains: the warpgroup kernel took 9.7 µs on 2048 × 64 × 2048 with them, 8.7
-// without (H100, bench/results/2026-11-27-h100-prefetch-policy.md).
+// with no prefetch at all (H100, bench/results/2026-11-27-h100-prefetch-policy.md).
 template <typename Stage, int Stages>
 __device__ __forceinline__ void prefetch_next_chunks(const CUtensorMap& map_a, int row0, int z,
                                                      int first, int chunks) {

@@ -30,8 +30,8 @@ inline constexpr int kSkinnyBulkMaxN = 64;
 // When the producer of a TMA kernel (this one and the warpgroup kernel) has the TMA unit bring
 // A's boxes into L2 ahead of the copies (skinny_bulk_kernel.cuh): `early`, the first 2 × Stages
 // chunks before the wait for the previous kernel; `late`, the next Stages chunks once the ring's
-// first copies are issued. Neither is faster everywhere: on an H100, late was up to 12% faster
-// on the small decode GEMMs (3072 × 8 × 2048, 4096 × 8 × 4096) and up to 5% slower on the large
+// first copies are issued. Neither is faster everywhere: on an H100, late alone was 12% faster
+// than early on 3072 × 8 × 2048 and 3–5% on other small decode GEMMs, and up to 5% slower on large
 // ones (bench/results/2026-11-27-h100-prefetch-policy.md), so each configuration comes in both.
 enum class SkinnyPrefetch { early, late };
 
