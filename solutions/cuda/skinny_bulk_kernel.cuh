@@ -44,10 +44,6 @@ struct TmaStage {
 template <int MTiles, int NTiles, int KBoxes>
 using BulkStage = TmaStage<16 * MTiles, 8 * NTiles, KBoxes, false>;
 
-// The producer of a TMA skinny kernel, one thread: it streams the k chunks of the block's tiles
-// (blockIdx.x, + gridDim.x, …; Stage::kBoxes boxes of 64 k each) back to back through the ring of
-// Stages, A once (evicted first from L2), B as every block rereads it (evicted last). A stage is
-// refilled once its consumers have released it (`empty`), and `full` counts the bytes in.
 // SkinnyPrefetch::late: once the ring's first copies are issued, the A boxes of the tile's next
 // Stages chunks (from `first`, up to the tile's end) are brought into L2. Issued before the ring's
 // copies (early), the prefetches queue ahead of them in the TMA unit, which on a short tile costs
@@ -62,6 +58,11 @@ __device__ __forceinline__ void prefetch_next_chunks(const CUtensorMap& map_a, i
   }
 }
 
+// The producer of a TMA skinny kernel, one thread: it streams the k chunks of the block's tiles
+// (blockIdx.x, + gridDim.x, …; Stage::kBoxes boxes of 64 k each) back to back through the ring of
+// Stages, A once (evicted first from L2), B as every block rereads it (evicted last). A stage is
+// refilled once its consumers have released it (`empty`), and `full` counts the bytes in. With
+// SkinnyPrefetch::late it prefetches the next chunks once the ring's first copies are issued.
 template <typename Stage, int Stages, SkinnyPrefetch Prefetch>
 __device__ __forceinline__ void produce_stages(const CUtensorMap& map_a, const CUtensorMap& map_b,
                                                int tiles, int row_tiles, int chunks,
