@@ -126,6 +126,16 @@ cudaError_t launch_persistent(const SkinnyArgs& args, cudaStream_t stream, int a
   return launch_dependent(Kernel, dim3(blocks), dim3(Threads), Bytes, stream, args, map_a, map_b);
 }
 
+// Calls launch(std::integral_constant<SkinnyPrefetch, P>{}) with P the run-time `prefetch`: a
+// TMA kernel's dispatch instantiates each configuration with both prefetches of A.
+template <typename Launch>
+cudaError_t with_prefetch(SkinnyPrefetch prefetch, Launch&& launch) {
+  if (prefetch == SkinnyPrefetch::late) {
+    return launch(std::integral_constant<SkinnyPrefetch, SkinnyPrefetch::late>{});
+  }
+  return launch(std::integral_constant<SkinnyPrefetch, SkinnyPrefetch::early>{});
+}
+
 // An entry point's dispatch on the element type: `typed(element, unaddressable)` launches with
 // element's type (__nv_bfloat16 or __half). A layout the TMA unit cannot address (a pointer or
 // stride off 16 bytes) runs on the register-load tensor-core kernel instead.

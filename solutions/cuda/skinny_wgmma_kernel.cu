@@ -46,12 +46,10 @@ cudaError_t launch_columns(const SkinnyArgs& args, cudaStream_t stream, bool& un
 template <typename T, int MTiles, int Groups, int KBoxes, int Stages>
 cudaError_t launch_config(SkinnyPrefetch prefetch, const SkinnyArgs& args, cudaStream_t stream,
                           bool& unaddressable) {
-  if (prefetch == SkinnyPrefetch::late) {
-    return launch_columns<T, MTiles, Groups, KBoxes, Stages, SkinnyPrefetch::late>(args, stream,
-                                                                                   unaddressable);
-  }
-  return launch_columns<T, MTiles, Groups, KBoxes, Stages, SkinnyPrefetch::early>(args, stream,
-                                                                                  unaddressable);
+  return with_prefetch(prefetch, [&](auto p) {
+    return launch_columns<T, MTiles, Groups, KBoxes, Stages, decltype(p)::value>(args, stream,
+                                                                                 unaddressable);
+  });
 }
 
 template <typename T>
