@@ -14,6 +14,9 @@
 //                                                      n ≤ 64, bf16/fp16, compute capability 9.0
 //                                                      (skinny_wgmma_kernel.hpp)
 //
+// The two TMA kernels' names may end in `_prefetch_late`: the same configuration with the late
+// prefetch of A (SkinnyPrefetch, skinny_bulk_kernel.hpp); each configuration is offered with both.
+//
 // All run Gemm and GemmStridedBatched with transa = T, transb = N. The provider offers only the
 // candidates that fit a problem, so that other problems' reports do not fill with inapplicable
 // entries; a stored name on a problem it does not fit rebuilds as unsupported, with the reason,
