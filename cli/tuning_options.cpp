@@ -79,9 +79,23 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
       ->capture_default_str();
   cmd.add_option("--min-gain-percent", texts.min_gain_percent,
                  "Tuning: how much faster than Default (median, %) a candidate must be to replace "
-                 "it, beyond the measured noise (0 = any gain beyond the noise)")
+                 "it on the confirmation alone, beyond the measured noise (0 = any gain beyond the "
+                 "noise); a smaller lead, down to --trial-min-gain-percent, gets a trial")
       ->envname("GEMMTUNE_MIN_GAIN_PERCENT")
       ->check(finite_range(0.0, 100.0))
+      ->capture_default_str();
+  cmd.add_option("--trial-min-gain-percent", texts.trial_min_gain_percent,
+                 "Tuning: a lead over Default of at least this much (median, %) but under the "
+                 "minimum gain is measured again in long turns, and replaces Default if it keeps "
+                 "as much there, beyond the noise, in every turn (0 = no trial)")
+      ->envname("GEMMTUNE_TRIAL_MIN_GAIN_PERCENT")
+      ->check(finite_range(0.0, 100.0))
+      ->capture_default_str();
+  cmd.add_option("--trial-turn-ms", timing.trial_turn_ms,
+                 "Tuning: how long each of the trial's 8 turns per solution runs back to back (ms; "
+                 "0 = no trial)")
+      ->envname("GEMMTUNE_TRIAL_TURN_MS")
+      ->check(finite_non_negative())
       ->capture_default_str();
   cmd.add_option("--numerical-check", texts.numerical_check,
                  "Tuning: check candidates against Default: on, off, or ATOL_RTOL")
@@ -119,6 +133,7 @@ void apply_tuning_options(const TuningOptionTexts& texts, TunerOptions& tuner) {
   tuner.search.max_workspace_bytes = workspace_bytes(texts.workspace_mb);
   if (texts.rotating_buffer_mb >= 0) tuner.timing.rotating_buffer_mb = texts.rotating_buffer_mb;
   tuner.min_gain = texts.min_gain_percent / 100.0;
+  tuner.trial_min_gain = texts.trial_min_gain_percent / 100.0;
   if (const auto mode = parse_timing_mode(texts.timing_mode)) {
     tuner.timing.mode = *mode;
   } else {  // refused by the option's check already; a command-line value either way

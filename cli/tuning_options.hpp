@@ -26,7 +26,8 @@ struct TuningOptionTexts {
   double rotating_buffer_mb = -1;  // < 0: the default (2x last-level cache)
   double workspace_mb = 32;
   std::string timing_mode = "queued";
-  double min_gain_percent = 1.5;  // TunerOptions::min_gain, in percent
+  double min_gain_percent = 1.5;        // TunerOptions::min_gain, in percent
+  double trial_min_gain_percent = 0.5;  // TunerOptions::trial_min_gain, in percent
 };
 
 void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& texts);

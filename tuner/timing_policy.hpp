@@ -78,6 +78,12 @@ struct TimingPolicy {
   // is chosen on those samples alone, nearly free of the bias of having been picked as the
   // fastest of several (see Tuner). 0 = off: the measurement's samples decide.
   int confirmation_contenders = 2;
+  // The trial's turns: a lead under the minimum gain (TunerOptions::trial_min_gain) is measured
+  // again with Default in interleaved turns of this many milliseconds of back-to-back runs each,
+  // eight turns apiece. The confirmation's turns last 1-4 ms, and a cuBLASLt configuration that was
+  // 0.5-0.8% ahead of Default in turns of about 3.5 ms on an H100 was 2-10% behind it in turns of
+  // 8 ms in seven processes of eight (bench/results/2026-11-26-h100-replication.md). 0 = no trial.
+  double trial_turn_ms = 8;
   // Device time alone by default (see TimingMode). Backends with one way to time (the CPU's
   // steady clock) ignore it.
   TimingMode mode = TimingMode::Queued;
@@ -126,6 +132,11 @@ inline double screening_cut_ms(const TimingPolicy& p, double default_screening_m
   return default_screening_median_ms > 0
              ? kScreeningCutFactor * p.screening_keep_factor * default_screening_median_ms
              : 0;
+}
+// The trial's caps: its eight turns of trial_turn_ms, each at least one iteration.
+inline constexpr int kTrialTurns = 8;
+inline PhaseCaps trial_caps(const TimingPolicy& p) {
+  return {0, kTrialTurns * p.trial_turn_ms};
 }
 inline PhaseCaps settle_caps(const TimingPolicy& p) {
   return {0, p.settle_duration_ms};

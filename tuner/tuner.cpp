@@ -31,10 +31,12 @@ void require_finite_options(const TunerOptions& o) {
       {"screening_duration_ms", t.screening_duration_ms},
       {"screening_keep_factor", t.screening_keep_factor},
       {"settle_duration_ms", t.settle_duration_ms},
+      {"trial_turn_ms", t.trial_turn_ms},
       {"alpha", o.alpha},
       {"beta", o.beta},
       {"default_margin_sigmas", o.default_margin_sigmas},
       {"min_gain", o.min_gain},
+      {"trial_min_gain", o.trial_min_gain},
       {"memory_fraction", o.memory_fraction},
   };
   for (const auto& [name, value] : values) {

@@ -5,7 +5,8 @@
 //   screening_cut_ms) → numerical check against Default, fastest screening median first, dropping
 //   as ScreenedOut what is slower than keep_factor × the best *correct* screening median → measure
 //   the survivors under the caps → confirm: measure the fastest few and Default again, in fresh
-//   rounds → pick the lowest median of the confirmation.
+//   rounds → pick the lowest median of the confirmation (a lead under min_gain first gets a trial
+//   in long turns, see trial_min_gain).
 //
 // Default is required (it is the numerical reference and the baseline), is never screened out and
 // is always measured. A candidate beats Default only when its median is lower by at least
@@ -59,6 +60,14 @@ struct TunerOptions {
   // behind (32 verdicts over four runs of the LLM benchmark: bench/results/2026-11-22-h200-min-
   // gain.md). 0 lets any gain beyond the noise through.
   double min_gain = 0.015;
+  // A lead over Default of at least this fraction but under min_gain, beyond the noise of the
+  // confirmation, gets a trial: the candidate and Default measured again in long turns
+  // (TimingPolicy::trial_turn_ms), and it replaces Default if it keeps a lead of at least this
+  // much there, beyond the noise, and is ahead in every turn. Real leads of about 1% were turned
+  // down run after run by min_gain alone (the LLM benchmark's 1B qkv wgrad GEMM on H100s,
+  // bench/results/2026-11-27-h100-small-leads.md); the long turns are there to show up the kernels
+  // whose lead holds only in short ones (see trial_turn_ms). 0 = no trial.
+  double trial_min_gain = 0.005;
   // Fraction of Backend::available_memory_bytes() the rotating operand sets may take.
   double memory_fraction = 0.5;
 };

@@ -51,7 +51,7 @@ void TuningRun::run() {
     return;
   }
   check_and_screen();
-  if (!measure() || !confirm()) return;
+  if (!measure() || !confirm() || !trial()) return;
   select();
 }
 

@@ -4,11 +4,11 @@
 // candidate has its disposition):
 //
 //   enumerate → drop_unsupported → allocate_operands → warm_up_and_screen → check_reference →
-//   check_and_screen → measure → confirm → select
+//   check_and_screen → measure → confirm → trial → select
 //
 // tuning_run.cpp holds the enumeration, the operands and the bookkeeping;
 // tuning_run_screening.cpp the cheap filters (warm-up, screening, numerical check);
-// tuning_run_selection.cpp the measurement in rounds, the confirmation and the verdict.
+// tuning_run_selection.cpp the measurement in rounds, the confirmation, the trial and the verdict.
 // Internal to the tuner.
 #pragma once
 
@@ -47,6 +47,7 @@ class TuningRun {
   void check_and_screen();
   bool measure();
   bool confirm();
+  bool trial();
   void select();
 
   // Bookkeeping.
@@ -72,6 +73,11 @@ class TuningRun {
   // Interleaved rounds of `group` under `caps`; false when Default failed.
   bool measure_in_rounds(const std::vector<Candidate*>& group, const PhaseCaps& caps,
                          std::string_view name);
+  // Whether `c`'s last measuring phase puts it ahead of Default's by at least `min_gain` and
+  // beyond the noise of either test (noise_tests.hpp).
+  bool beats_reference(const Candidate& c, double min_gain) const;
+  // Why the fastest challenger, faster than Default, did not replace it.
+  std::string kept_default_reason(const Candidate& fastest) const;
 
   Backend& backend_;
   const Registry& registry_;
@@ -97,6 +103,11 @@ class TuningRun {
   std::vector<Candidate*> survivors_;    // measured: Default and the finalists
   std::vector<Candidate*> challengers_;  // the finalists still alive, fastest first
   bool confirmed_ = false;               // the confirmation ran to its end and decides
+  // The challenger the trial measured in long turns (none: no trial), its confirmation's gain
+  // over Default, and whether it passed.
+  const Candidate* tried_ = nullptr;
+  double tried_confirmation_gain_ = 0;
+  bool trial_passed_ = false;
 };
 
 }  // namespace gemmtune

@@ -1,8 +1,10 @@
 // The TuningRun's verdict: the finalists and Default measured in interleaved rounds, the fastest
-// few confirmed in fresh rounds, and the winner chosen against Default's noise.
+// few confirmed in fresh rounds, a lead under the minimum gain tried in long turns, and the winner
+// chosen against Default's noise.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "tuner/noise_tests.hpp"
@@ -20,6 +22,8 @@ constexpr int kMeasurementRounds = 8;
 // A phase sized for one iteration per round gets this much more, so that a sample a little slower
 // than the measured median does not cost the last round.
 constexpr double kRoundHeadroom = 1.25;
+// The trial's turns are the rounds of measure_in_rounds.
+static_assert(kTrialTurns == kMeasurementRounds);
 
 void sort_fastest_first(std::vector<Candidate*>& candidates) {
   std::stable_sort(candidates.begin(), candidates.end(),
@@ -141,45 +145,127 @@ bool TuningRun::confirm() {
   return true;
 }
 
-void TuningRun::select() {
-  // The lowest median, if it beats Default beyond the noise of either test; else Default. The
-  // paired test pairs the rounds both ran: a candidate faster than Default spends its duration cap
-  // in more rounds than Default where one iteration takes more than a round's share of the cap
-  // (GEMMs over about 4 ms at the default caps; from 10 ms on fewer than the 4 rounds it needs
-  // pair, and the pooled test decides alone).
-  Candidate& reference = *reference_;
-  Candidate* fastest = challengers_.empty() ? nullptr : challengers_.front();
-  Candidate* winner = &reference;
+bool TuningRun::beats_reference(const Candidate& c, double min_gain) const {
   // The paired test asks one standard error more: over 8 rounds its mean has only 7 degrees of
   // freedom, at which 2 standard errors still pass a candidate no faster than Default about one
   // time in 25 (3: one in 100; fewer rounds raise the bar to keep that, see beats_default_paired).
   // On an H200 the paired test at 2 picked a prefill configuration 0.7% ahead in the tuner's rounds
-  // that the benchmark then found 2.7% behind (bench/results/2026-11-21-h200-run7.md, #68).
-  const auto beats = [&](const Candidate& c) {
-    if (c.report.stats.median_ms > (1.0 - options_.min_gain) * reference.report.stats.median_ms) {
-      return false;
-    }
-    const double margin = options_.default_margin_sigmas;
-    return beats_default(c.samples, reference.samples, margin) ||
-           (c.report.stats.median_ms < reference.report.stats.median_ms &&
-            beats_default_paired(c.round_medians, reference.round_medians, margin + 1));
+  // that the benchmark then found 2.7% behind (bench/results/2026-11-21-h200-run7.md, #68). The
+  // paired test pairs the rounds both ran: a candidate faster than Default spends its duration cap
+  // in more rounds than Default where one iteration takes more than a round's share of the cap
+  // (GEMMs over about 4 ms at the default caps; from 10 ms on fewer than the 4 rounds it needs
+  // pair, and the pooled test decides alone).
+  const Candidate& reference = *reference_;
+  if (c.report.stats.median_ms > (1.0 - min_gain) * reference.report.stats.median_ms) return false;
+  const double margin = options_.default_margin_sigmas;
+  return beats_default(c.samples, reference.samples, margin) ||
+         (c.report.stats.median_ms < reference.report.stats.median_ms &&
+          beats_default_paired(c.round_medians, reference.round_medians, margin + 1));
+}
+
+namespace {
+
+double gain_over(const Candidate& c, const Candidate& reference) {
+  return 1.0 - c.report.stats.median_ms / reference.report.stats.median_ms;
+}
+
+// The first turn (1-based) that both ran in which `c` was not faster than `reference`; 0 if none.
+std::size_t first_turn_behind(const Candidate& c, const Candidate& reference) {
+  const std::size_t n = std::min(c.round_medians.size(), reference.round_medians.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const double mine = c.round_medians[i];
+    const double theirs = reference.round_medians[i];
+    if (std::isnan(mine) || std::isnan(theirs)) continue;
+    if (mine >= theirs) return i + 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool TuningRun::trial() {
+  // A lead beyond the noise but under the minimum gain, measured again beside Default in long
+  // turns: it replaces Default if it keeps at least trial_min_gain there, beyond the noise, in
+  // every turn. The minimum gain turns down every small lead, the real with the false; a kernel
+  // whose lead is an artefact of short turns loses it in long ones (see
+  // TimingPolicy::trial_turn_ms), and one whose speed changes over hundreds of milliseconds
+  // shows it as a turn behind.
+  const double least = options_.trial_min_gain;
+  if (least <= 0 || least >= options_.min_gain || timing_.trial_turn_ms <= 0 ||
+      challengers_.empty()) {
+    return true;
+  }
+  Candidate& fastest = *challengers_.front();
+  if (beats_reference(fastest, options_.min_gain) || !beats_reference(fastest, least)) return true;
+  tried_ = &fastest;
+  tried_confirmation_gain_ = gain_over(fastest, *reference_);
+  if (!measure_in_rounds({reference_, &fastest}, trial_caps(timing_), "trial")) {
+    return reference_failed();
+  }
+  if (!fastest.alive) {  // failed in the trial: the next is judged on its confirmation
+    tried_ = nullptr;
+    std::erase_if(challengers_, [](const Candidate* c) { return !c->alive; });
+    return true;
+  }
+  trial_passed_ = beats_reference(fastest, least) && first_turn_behind(fastest, *reference_) == 0;
+  return true;
+}
+
+std::string TuningRun::kept_default_reason(const Candidate& fastest) const {
+  const Candidate& reference = *reference_;
+  const double gain = gain_over(fastest, reference);
+  const auto noise = [&] {
+    return fastest.samples.size() < 2 || reference.samples.size() < 2
+               ? fmt::format(
+                     "within the noise (one sample, taken as {:.0f}% noise: a longer "
+                     "--max-tuning-duration-ms gives more)",
+                     100 * kSingleSampleNoise)
+               : std::string("within the noise");
   };
-  if (fastest != nullptr && beats(*fastest)) {
+  if (&fastest == tried_) {
+    const std::size_t behind = first_turn_behind(fastest, reference);
+    return fmt::format(
+        "confirmation median {:.2f}% below Default's, less than the minimum gain of {:.2f}%; in "
+        "the trial ({} turns of {:g} ms) {:.2f}% {} Default's, {}",
+        100 * tried_confirmation_gain_, 100 * options_.min_gain, kTrialTurns, timing_.trial_turn_ms,
+        100 * std::abs(gain), gain >= 0 ? "below" : "above",
+        gain < options_.trial_min_gain
+            ? fmt::format("less than the trial's minimum gain of {:.2f}%",
+                          100 * options_.trial_min_gain)
+        : behind > 0 ? fmt::format("and not ahead in turn {}", behind)
+                     : noise());
+  }
+  return fmt::format("{} median {:.2f}% below Default's, {}",
+                     confirmed_ ? "confirmation" : "measurement", 100 * gain,
+                     gain < options_.min_gain ? fmt::format("less than the minimum gain of {:.2f}%",
+                                                            100 * options_.min_gain)
+                                              : noise());
+}
+
+void TuningRun::select() {
+  // The lowest median, if it beats Default beyond the noise and by the minimum gain (or passed the
+  // trial); else Default.
+  Candidate& reference = *reference_;
+  Candidate* fastest = challengers_.empty() ? nullptr : challengers_.front();
+  Candidate* winner = &reference;
+  const bool replaces =
+      fastest != nullptr &&
+      (fastest == tried_ ? trial_passed_ : beats_reference(*fastest, options_.min_gain));
+  if (replaces) {
     winner = fastest;
-  } else if (fastest != nullptr && reference.report.stats.median_ms > 0 &&
-             fastest->report.stats.median_ms < reference.report.stats.median_ms) {
-    // Why the fastest did not replace Default, for whoever reads the measurements.
-    const double gain = 1.0 - fastest->report.stats.median_ms / reference.report.stats.median_ms;
-    fastest->report.reason = fmt::format(
-        "{} median {:.2f}% below Default's, {}", confirmed_ ? "confirmation" : "measurement",
-        100 * gain,
-        gain < options_.min_gain
-            ? fmt::format("less than the minimum gain of {:.2f}%", 100 * options_.min_gain)
-        : fastest->samples.size() < 2 || reference.samples.size() < 2
-            ? fmt::format("within the noise (one sample, taken as {:.0f}% noise: a longer "
-                          "--max-tuning-duration-ms gives more)",
-                          100 * kSingleSampleNoise)
-            : std::string("within the noise"));
+    if (fastest == tried_) {
+      winner->report.reason = fmt::format(
+          "confirmation median {:.2f}% below Default's, under the minimum gain of {:.2f}%; in the "
+          "trial ({} turns of {:g} ms) {:.2f}% below, ahead in every turn",
+          100 * tried_confirmation_gain_, 100 * options_.min_gain, kTrialTurns,
+          timing_.trial_turn_ms, 100 * gain_over(*fastest, reference));
+    }
+  } else if (fastest != nullptr && (fastest == tried_ || (reference.report.stats.median_ms > 0 &&
+                                                          fastest->report.stats.median_ms <
+                                                              reference.report.stats.median_ms))) {
+    // Why the fastest (or the one tried) did not replace Default, for whoever reads the
+    // measurements.
+    fastest->report.reason = kept_default_reason(*fastest);
   }
   winner->report.disposition = Disposition::Winner;
   // The measured candidates are reported once the selection is made, so that each comes with its

@@ -51,6 +51,12 @@ std::string render_details(const std::vector<BenchRow>& rows) {
     if (!t.error.empty()) md += fmt::format("- tuning error: {}\n", t.error);
     md += fmt::format("- tuner: winner {} {:.2f} µs, Default {:.2f} µs\n", t.winner,
                       t.winner_stats.median_ms * 1e3, t.default_stats.median_ms * 1e3);
+    for (const auto& c : t.candidates) {  // the one the trial measured, if any (tuner.hpp)
+      if (c.reason.find("in the trial") != std::string::npos) {
+        md += fmt::format("- tuner's trial: {} {}: {}\n", c.solution, to_string(c.disposition),
+                          c.reason);
+      }
+    }
     const Baselines& b = r.baselines;
     if (!b.error.empty()) md += fmt::format("- re-measurement error: {}\n", b.error);
     auto line = [&](const char* what, const Timed& x) {

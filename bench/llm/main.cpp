@@ -35,6 +35,8 @@ struct Options {
   double settle_ms = TimingPolicy{}.settle_duration_ms;
   int confirmation_contenders = TimingPolicy{}.confirmation_contenders;
   double min_gain_percent = 100 * TunerOptions{}.min_gain;
+  double trial_min_gain_percent = 100 * TunerOptions{}.trial_min_gain;
+  double trial_turn_ms = TimingPolicy{}.trial_turn_ms;
   // Before the first problem: see warm_up.
   double warmup_s = 10;
   RemeasureOptions remeasure;
@@ -78,7 +80,7 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "heuristic search "
       "space, workspace {} MiB, warmup {} it, screening {} it / {} ms, keep factor {}, {} "
       "finalists, settle {} ms, measurement {} it / {} ms, {}, {} timing, numerical check "
-      "against Default, winner must beat Default by {} standard errors and by at least {}%\n"
+      "against Default, winner must beat Default by {} standard errors and by at least {}%{}\n"
       "- re-measurement: one operand set rotation per problem (≥ 2×L2 = {:.0f} MiB, as the tuner "
       "plans it) and one profiler for all solutions; warmup {} it each, then a sweep of {} "
       "interleaved rounds (the order turning by one entry each round) of {} it / {} ms per "
@@ -112,6 +114,12 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
                         confirmation_caps(t).max_duration_ms)
           : std::string("no confirmation (the measurement decides)"),
       to_string(t.mode), tuner.default_margin_sigmas, 100 * tuner.min_gain,
+      tuner.trial_min_gain > 0 && t.trial_turn_ms > 0
+          ? fmt::format(" (or, a lead of {}% to that, in a trial of {} turns of {} ms each beside "
+                        "Default, by {}% and in every turn)",
+                        100 * tuner.trial_min_gain, kTrialTurns, t.trial_turn_ms,
+                        100 * tuner.trial_min_gain)
+          : std::string(),
       mib(2 * d.last_level_cache_bytes), o.remeasure.warmup.max_iterations, o.remeasure.rounds,
       o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms,
       to_string(TimingPolicy{}.mode), o.remeasure.small_below_ms, o.remeasure.rounds,
@@ -170,6 +178,8 @@ int run(const Options& o, const std::string& command) {
   tuner_options.timing.settle_duration_ms = o.settle_ms;
   tuner_options.timing.confirmation_contenders = o.confirmation_contenders;
   tuner_options.min_gain = o.min_gain_percent / 100;
+  tuner_options.trial_min_gain = o.trial_min_gain_percent / 100;
+  tuner_options.timing.trial_turn_ms = o.trial_turn_ms;
   Tuner tuner(backend, *session.registry, tuner_options);
   const ReportHeader header = make_header(backend, tuner_options, o, command);
   if (o.warmup_s > 0 && !shapes.empty()) {
@@ -253,6 +263,13 @@ int main(int argc, char** argv) {
                  "The tuner's minimum gain over Default (gemmtune tune --min-gain-percent), for "
                  "comparisons")
       ->check(CLI::Range(0.0, 100.0));
+  app.add_option("--trial-min-gain-percent", o.trial_min_gain_percent,
+                 "The tuner's trial of a lead under the minimum gain (gemmtune tune "
+                 "--trial-min-gain-percent; 0 = none), for comparisons")
+      ->check(CLI::Range(0.0, 100.0));
+  app.add_option("--trial-turn-ms", o.trial_turn_ms,
+                 "The trial's turns (gemmtune tune --trial-turn-ms), for comparisons")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--warmup-s", o.warmup_s,
                  "Seconds of tuning and re-measuring the first problem, discarded, before it")
       ->check(CLI::NonNegativeNumber);

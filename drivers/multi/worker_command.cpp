@@ -56,6 +56,9 @@ std::vector<std::string> worker_arguments(const std::string& executable, const T
   args.emplace_back(t.flush_cache ? "--flush-cache=true" : "--flush-cache=false");
   args.insert(args.end(), {"--timing-mode", std::string(to_string(t.mode))});
   args.insert(args.end(), {"--min-gain-percent", fmt::format("{}", 100 * tuner.min_gain)});
+  args.insert(args.end(),
+              {"--trial-min-gain-percent", fmt::format("{}", 100 * tuner.trial_min_gain)});
+  args.insert(args.end(), {"--trial-turn-ms", fmt::format("{}", t.trial_turn_ms)});
   if (options.verbose) args.emplace_back("--verbose");  // its candidates, on stderr
   if (!tuner.search.providers.empty()) {
     args.insert(args.end(),

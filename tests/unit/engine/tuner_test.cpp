@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -18,7 +20,9 @@ namespace {
 
 using testing::Behaviour;
 using testing::FakeBackend;
+using testing::FakeClock;
 using testing::FakeProvider;
+using testing::FakeSolutionState;
 
 struct TunerFixture : ::testing::Test {
   FakeBackend backend;
@@ -107,7 +111,9 @@ TEST_F(TunerFixture, DefaultWinsWithinNoise) {
 }
 
 TEST_F(TunerFixture, AGainBelowTheMinimumLeavesDefault) {
-  // Noise-free samples: 1% faster is beyond the noise, but under the default 1.5% minimum.
+  // Noise-free samples: 1% faster is beyond the noise, but under the default 1.5% minimum (and,
+  // here, with no trial in long turns to take it).
+  options.trial_min_gain = 0;
   provider->add("Default", 1.0);
   provider->add("OnePercent", 0.99);
   TuningReport r = tune();
@@ -122,6 +128,124 @@ TEST_F(TunerFixture, AGainBelowTheMinimumLeavesDefault) {
   provider->add("TwoPercent", 0.98);
   options.min_gain = 0.015;
   EXPECT_EQ(tune().winner, "TwoPercent");
+}
+
+// A solution whose time per call depends on how long it has run back to back (`streak_ms`, the
+// fake time since another solution last ran) and on how many of its turns have lasted over
+// `long_turn_ms` so far, the current one included (`long_turns`).
+void time_by_turns(FakeSolutionState& state, FakeClock& clock, double long_turn_ms,
+                   std::function<double(double streak_ms, int long_turns)> time) {
+  struct Turns {
+    double last_end = -1;
+    double streak_ms = 0;
+    int long_turns = 0;
+    bool counted = false;
+  };
+  auto turns = std::make_shared<Turns>();
+  state.time_ms = [&clock, turns, long_turn_ms, time](int) {
+    if (clock.now_ms != turns->last_end) {  // another solution ran since: a new turn
+      turns->streak_ms = 0;
+      turns->counted = false;
+    }
+    if (!turns->counted && turns->streak_ms >= long_turn_ms) {
+      ++turns->long_turns;
+      turns->counted = true;
+    }
+    const double ms = time(turns->streak_ms, turns->long_turns);
+    turns->streak_ms += ms;
+    turns->last_end = clock.now_ms + ms;
+    return ms;
+  };
+}
+
+TEST_F(TunerFixture, ALeadUnderTheMinimumGainWinsItsTrialInLongTurns) {
+  // 1% ahead, noise-free, in every phase: under the 1.5% minimum gain, so it goes to the trial,
+  // where it keeps its lead in every turn.
+  provider->add("Default", 1.0);
+  auto one_percent = provider->add("OnePercent", 0.99);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "OnePercent");
+  const CandidateReport& winner = find(r, "OnePercent");
+  EXPECT_NE(winner.reason.find("in the trial (8 turns of 8 ms) 1.00% below"), std::string::npos)
+      << winner.reason;
+  // The trial's samples are what it reports: 8 turns of about 8 ms at 0.99 ms an iteration.
+  EXPECT_GE(winner.stats.iterations, 64);
+  EXPECT_LE(winner.stats.iterations, 72);
+  EXPECT_NEAR(r.winner_stats.median_ms, 0.99, 1e-9);
+  EXPECT_NEAR(r.default_stats.median_ms, 1.0, 1e-9);
+
+  // Under the trial's minimum gain, no trial.
+  const int calls = one_percent->calls;
+  one_percent->time_ms = [](int) { return 0.997; };
+  TuningReport small = tune();
+  ASSERT_TRUE(small.ok()) << small.error;
+  EXPECT_EQ(small.winner, "Default");
+  EXPECT_NE(find(small, "OnePercent").reason.find("less than the minimum gain of 1.50%"),
+            std::string::npos)
+      << find(small, "OnePercent").reason;
+  EXPECT_EQ(find(small, "OnePercent").reason.find("trial"), std::string::npos);
+  EXPECT_LT(one_percent->calls - calls, 72);
+
+  // Off: the minimum gain alone decides.
+  one_percent->time_ms = [](int) { return 0.99; };
+  options.trial_min_gain = 0;
+  EXPECT_EQ(tune().winner, "Default");
+  options.trial_min_gain = 0.005;
+  options.timing.trial_turn_ms = 0;
+  EXPECT_EQ(tune().winner, "Default");
+}
+
+TEST_F(TunerFixture, ALeadThatHoldsOnlyInShortTurnsLosesTheTrial) {
+  // 1% ahead for its first 3 ms back to back, 5% behind after: ahead in the confirmation's short
+  // turns, behind in the trial's 8 ms ones.
+  provider->add("Default", 1.0);
+  auto short_lived = provider->add("ShortLived");
+  time_by_turns(*short_lived, backend.clock, 3.0,
+                [](double streak_ms, int) { return streak_ms < 3.0 ? 0.99 : 1.05; });
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Default");
+  const std::string& reason = find(r, "ShortLived").reason;
+  EXPECT_NE(reason.find("confirmation median 1.00% below Default's"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("in the trial (8 turns of 8 ms)"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("above Default's"), std::string::npos) << reason;
+}
+
+TEST_F(TunerFixture, ALeadThatFallsBehindInOneTurnLosesTheTrial) {
+  // 1% ahead, but 3% behind for most of its fifth turn over 3 ms (a kernel with two speeds; the
+  // warm-up and screening, back to back, may make one before the trial): its pooled median is
+  // still 1% ahead, beyond the noise.
+  provider->add("Default", 1.0);
+  auto two_speed = provider->add("TwoSpeed");
+  time_by_turns(*two_speed, backend.clock, 3.0, [](double streak_ms, int long_turns) {
+    return long_turns == 5 && streak_ms >= 3.0 ? 1.03 : 0.99;
+  });
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Default");
+  EXPECT_NEAR(find(r, "TwoSpeed").stats.median_ms, 0.99, 1e-9);
+  const std::string& reason = find(r, "TwoSpeed").reason;
+  EXPECT_NE(reason.find("in the trial (8 turns of 8 ms) 1.00% below Default's, and not ahead in "
+                        "turn "),
+            std::string::npos)
+      << reason;
+}
+
+TEST_F(TunerFixture, ACandidateThatFailsInTheTrialLeavesDefault) {
+  provider->add("Default", 1.0);
+  auto flaky = provider->add("Flaky");
+  // 1% ahead, until it runs 3 ms back to back, which only the trial's turns do.
+  time_by_turns(*flaky, backend.clock, 3.0, [](double streak_ms, int) {
+    if (streak_ms >= 3.0) throw std::runtime_error("lost its way");
+    return 0.99;
+  });
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Default");
+  EXPECT_EQ(find(r, "Flaky").disposition, Disposition::Failed);
+  EXPECT_NE(find(r, "Flaky").reason.find("lost its way"), std::string::npos)
+      << find(r, "Flaky").reason;
 }
 
 TEST_F(TunerFixture, FaultySolutionNeverWins) {
@@ -732,6 +856,7 @@ TEST_F(TunerFixture, ProgressGivesMeasuredCandidatesTheirFinalDisposition) {
 
   // Default kept: the fastest candidate's report says why.
   options.min_gain = 0.6;
+  options.trial_min_gain = 0;  // else its 50% lead would win in a trial
   seen.clear();
   const TuningReport kept =
       Tuner(backend, registry, options).tune(problem, [&](const CandidateReport& c, int, int) {
