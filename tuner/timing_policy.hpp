@@ -135,6 +135,16 @@ inline double screening_cut_ms(const TimingPolicy& p, double default_screening_m
 }
 // The trial's caps: its eight turns of trial_turn_ms, each at least one iteration.
 inline constexpr int kTrialTurns = 8;
+// A trial runs only where Default fits this many iterations in a turn (GEMMs up to 0.4 ms at the
+// default 8 ms turns). On H100s the longer GEMMs' small leads, once past a trial, gained 0.2-0.7%,
+// and one of them, a cuBLASLt configuration whose speed depends on the device's power state, came
+// out 9% behind Default a second later: on GEMMs that run for most of a millisecond such states
+// take over within seconds of sustained load, longer than a trial can run
+// (bench/results/2026-11-27-h100-trial.md).
+inline constexpr int kTrialIterationsPerTurn = 20;
+inline bool trial_fits(const TimingPolicy& p, double default_median_ms) {
+  return default_median_ms * kTrialIterationsPerTurn <= p.trial_turn_ms;
+}
 inline PhaseCaps trial_caps(const TimingPolicy& p) {
   return {0, kTrialTurns * p.trial_turn_ms};
 }

@@ -189,14 +189,17 @@ bool TuningRun::trial() {
   // every turn. The minimum gain turns down every small lead, the real with the false; a kernel
   // whose lead is an artefact of short turns loses it in long ones (see
   // TimingPolicy::trial_turn_ms), and one whose speed changes over hundreds of milliseconds
-  // shows it as a turn behind.
+  // shows it as a turn behind. GEMMs too long for a turn of kTrialIterationsPerTurn get none.
   const double least = options_.trial_min_gain;
   if (least <= 0 || least >= options_.min_gain || timing_.trial_turn_ms <= 0 ||
       challengers_.empty()) {
     return true;
   }
   Candidate& fastest = *challengers_.front();
-  if (beats_reference(fastest, options_.min_gain) || !beats_reference(fastest, least)) return true;
+  if (beats_reference(fastest, options_.min_gain) || !beats_reference(fastest, least) ||
+      !trial_fits(timing_, reference_->report.stats.median_ms)) {
+    return true;
+  }
   tried_ = &fastest;
   tried_confirmation_gain_ = gain_over(fastest, *reference_);
   if (!measure_in_rounds({reference_, &fastest}, trial_caps(timing_), "trial")) {
@@ -235,11 +238,22 @@ std::string TuningRun::kept_default_reason(const Candidate& fastest) const {
         : behind > 0 ? fmt::format("and not ahead in turn {}", behind)
                      : noise());
   }
-  return fmt::format("{} median {:.2f}% below Default's, {}",
-                     confirmed_ ? "confirmation" : "measurement", 100 * gain,
-                     gain < options_.min_gain ? fmt::format("less than the minimum gain of {:.2f}%",
-                                                            100 * options_.min_gain)
-                                              : noise());
+  // A lead the trial would have taken up, on a GEMM too long for it.
+  const bool too_long_for_a_trial = options_.trial_min_gain > 0 && timing_.trial_turn_ms > 0 &&
+                                    gain >= options_.trial_min_gain &&
+                                    !trial_fits(timing_, reference.report.stats.median_ms);
+  return fmt::format(
+      "{} median {:.2f}% below Default's, {}{}", confirmed_ ? "confirmation" : "measurement",
+      100 * gain,
+      gain < options_.min_gain
+          ? fmt::format("less than the minimum gain of {:.2f}%", 100 * options_.min_gain)
+          : noise(),
+      too_long_for_a_trial
+          ? fmt::format(" (no trial: Default's {:.3g} ms fits fewer than {} iterations in a "
+                        "{:g} ms turn)",
+                        reference.report.stats.median_ms, kTrialIterationsPerTurn,
+                        timing_.trial_turn_ms)
+          : "");
 }
 
 void TuningRun::select() {

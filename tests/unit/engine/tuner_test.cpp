@@ -159,6 +159,7 @@ void time_by_turns(FakeSolutionState& state, FakeClock& clock, double long_turn_
 }
 
 TEST_F(TunerFixture, ALeadUnderTheMinimumGainWinsItsTrialInLongTurns) {
+  options.timing.trial_turn_ms = 20;  // 20 iterations of these 1 ms GEMMs a turn
   // 1% ahead, noise-free, in every phase: under the 1.5% minimum gain, so it goes to the trial,
   // where it keeps its lead in every turn.
   provider->add("Default", 1.0);
@@ -167,11 +168,11 @@ TEST_F(TunerFixture, ALeadUnderTheMinimumGainWinsItsTrialInLongTurns) {
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.winner, "OnePercent");
   const CandidateReport& winner = find(r, "OnePercent");
-  EXPECT_NE(winner.reason.find("in the trial (8 turns of 8 ms) 1.00% below"), std::string::npos)
+  EXPECT_NE(winner.reason.find("in the trial (8 turns of 20 ms) 1.00% below"), std::string::npos)
       << winner.reason;
-  // The trial's samples are what it reports: 8 turns of about 8 ms at 0.99 ms an iteration.
-  EXPECT_GE(winner.stats.iterations, 64);
-  EXPECT_LE(winner.stats.iterations, 72);
+  // The trial's samples are what it reports: 8 turns of about 20 ms at 0.99 ms an iteration.
+  EXPECT_GE(winner.stats.iterations, 160);
+  EXPECT_LE(winner.stats.iterations, 170);
   EXPECT_NEAR(r.winner_stats.median_ms, 0.99, 1e-9);
   EXPECT_NEAR(r.default_stats.median_ms, 1.0, 1e-9);
 
@@ -185,7 +186,7 @@ TEST_F(TunerFixture, ALeadUnderTheMinimumGainWinsItsTrialInLongTurns) {
             std::string::npos)
       << find(small, "OnePercent").reason;
   EXPECT_EQ(find(small, "OnePercent").reason.find("trial"), std::string::npos);
-  EXPECT_LT(one_percent->calls - calls, 72);
+  EXPECT_LT(one_percent->calls - calls, 100);
 
   // Off: the minimum gain alone decides.
   one_percent->time_ms = [](int) { return 0.99; };
@@ -194,9 +195,21 @@ TEST_F(TunerFixture, ALeadUnderTheMinimumGainWinsItsTrialInLongTurns) {
   options.trial_min_gain = 0.005;
   options.timing.trial_turn_ms = 0;
   EXPECT_EQ(tune().winner, "Default");
+
+  // A GEMM too long to fit 20 iterations in a turn gets no trial, and its report says so.
+  options.timing.trial_turn_ms = 8;
+  const TuningReport too_long = tune();
+  ASSERT_TRUE(too_long.ok()) << too_long.error;
+  EXPECT_EQ(too_long.winner, "Default");
+  EXPECT_NE(find(too_long, "OnePercent")
+                .reason.find("less than the minimum gain of 1.50% (no trial: Default's 1 ms fits "
+                             "fewer than 20 iterations in a 8 ms turn)"),
+            std::string::npos)
+      << find(too_long, "OnePercent").reason;
 }
 
 TEST_F(TunerFixture, ALeadThatHoldsOnlyInShortTurnsLosesTheTrial) {
+  options.timing.trial_turn_ms = 20;  // 20 iterations of these 1 ms GEMMs a turn
   // 1% ahead for its first 3 ms back to back, 5% behind after: ahead in the confirmation's short
   // turns, behind in the trial's 8 ms ones.
   provider->add("Default", 1.0);
@@ -208,11 +221,12 @@ TEST_F(TunerFixture, ALeadThatHoldsOnlyInShortTurnsLosesTheTrial) {
   EXPECT_EQ(r.winner, "Default");
   const std::string& reason = find(r, "ShortLived").reason;
   EXPECT_NE(reason.find("confirmation median 1.00% below Default's"), std::string::npos) << reason;
-  EXPECT_NE(reason.find("in the trial (8 turns of 8 ms)"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("in the trial (8 turns of 20 ms)"), std::string::npos) << reason;
   EXPECT_NE(reason.find("above Default's"), std::string::npos) << reason;
 }
 
 TEST_F(TunerFixture, ALeadThatFallsBehindInOneTurnLosesTheTrial) {
+  options.timing.trial_turn_ms = 20;  // 20 iterations of these 1 ms GEMMs a turn
   // 1% ahead, but 3% behind for most of its fifth turn over 3 ms (a kernel with two speeds; the
   // warm-up and screening, back to back, may make one before the trial): its pooled median is
   // still 1% ahead, beyond the noise.
@@ -226,13 +240,14 @@ TEST_F(TunerFixture, ALeadThatFallsBehindInOneTurnLosesTheTrial) {
   EXPECT_EQ(r.winner, "Default");
   EXPECT_NEAR(find(r, "TwoSpeed").stats.median_ms, 0.99, 1e-9);
   const std::string& reason = find(r, "TwoSpeed").reason;
-  EXPECT_NE(reason.find("in the trial (8 turns of 8 ms) 1.00% below Default's, and not ahead in "
+  EXPECT_NE(reason.find("in the trial (8 turns of 20 ms) 1.00% below Default's, and not ahead in "
                         "turn "),
             std::string::npos)
       << reason;
 }
 
 TEST_F(TunerFixture, ACandidateThatFailsInTheTrialLeavesDefault) {
+  options.timing.trial_turn_ms = 20;  // 20 iterations of these 1 ms GEMMs a turn
   provider->add("Default", 1.0);
   auto flaky = provider->add("Flaky");
   // 1% ahead, until it runs 3 ms back to back, which only the trial's turns do.
