@@ -3,8 +3,9 @@
 #
 # Installs gemmtune from BUILD_DIR into WORK_DIR/prefix (cmake --install), configures and builds
 # every example against it as an application would (find_package(gemmtune CONFIG REQUIRED)),
-# compiles the C example once more with pkg-config, and runs them all in WORK_DIR/run on the
-# backend GEMMTUNE_BACKEND names (the test sets cpu). Fails on the first error, printing its log.
+# compiles app_lookup's C++ and C programs once more with pkg-config's flags alone (gemmtune.pc),
+# and runs them all in WORK_DIR/run on the backend GEMMTUNE_BACKEND names (the test sets cpu).
+# Fails on the first error, printing its log.
 set -euo pipefail
 build=$(realpath "$1")
 work=$2
@@ -40,9 +41,20 @@ done
 
 pc_dir=$(dirname "$(find "$prefix" -name gemmtune.pc | head -1)")
 if command -v pkg-config >/dev/null && PKG_CONFIG_PATH=$pc_dir pkg-config --exists gemmtune; then
-  step "build app_lookup_c with pkg-config"
-  flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs gemmtune)
-  run_logged "$work/pkg-config.log" cc -o "$work/app_lookup_c_pkgconfig" "$src/app_lookup/app_lookup_c.c" $flags
+  pc() { PKG_CONFIG_PATH=$pc_dir pkg-config "$@" gemmtune; }
+  # The public C++ headers need C++20, which a compiler's default (GCC 12: C++17) is not: the
+  # .pc file's Cflags carry -std=c++20, so that its flags alone build a C++ caller.
+  step "build app_lookup (C++) with pkg-config's flags alone"
+  case " $(pc --cflags) " in
+    *" -std=c++20 "*) ;;
+    *) echo "FAILED: gemmtune.pc's Cflags lack -std=c++20: $(pc --cflags)"; exit 1 ;;
+  esac
+  run_logged "$work/pkg-config-cxx.log" c++ -o "$work/app_lookup_pkgconfig" \
+    "$src/app_lookup/app_lookup.cpp" -I"$src/common" $(pc --cflags --libs)
+  # A C caller takes the include directories only (--cflags-only-I): -std=c++20 is not C.
+  step "build app_lookup_c with pkg-config (--cflags-only-I)"
+  run_logged "$work/pkg-config.log" cc -o "$work/app_lookup_c_pkgconfig" \
+    "$src/app_lookup/app_lookup_c.c" $(pc --cflags-only-I --libs)
 else
   echo "== pkg-config or the .pc files gemmtune.pc requires (fmt, sqlite3) missing: skipped"
 fi
@@ -64,4 +76,6 @@ step "custom_provider"
 step "app_lookup_c"
 "$work/build-app_lookup/app_lookup_c"
 if [ -x "$work/app_lookup_c_pkgconfig" ]; then "$work/app_lookup_c_pkgconfig"; fi
+step "app_lookup built with pkg-config"
+if [ -x "$work/app_lookup_pkgconfig" ]; then "$work/app_lookup_pkgconfig" app_results.csv; fi
 echo "all examples passed"
