@@ -6,6 +6,8 @@
 #include "db/results_store.hpp"
 #include "tuner/error.hpp"
 #include "tuner/problem.hpp"
+#include "validator/compare.hpp"
+#include "validator/pytorch_validators.hpp"
 
 namespace gemmtune::cli {
 
@@ -25,7 +27,11 @@ std::string format_validators(const Environment& environment) {
   if (environment.empty()) return "  (no validators)\n";
   std::string out;
   for (const auto& [key, value] : environment.entries()) {
-    out += fmt::format("  {} = {}\n", key, value);
+    // The value is all of it (a CSV line's rest, commas included), as gemmtune compares and
+    // writes it; where PyTorch's reader would take less, the note says what it takes.
+    const auto pytorch_reads = why_pytorch_reads_otherwise(value);
+    out += fmt::format("  {} = {}{}\n", key, quote_validator_value(value),
+                       pytorch_reads ? fmt::format(" ({})", *pytorch_reads) : std::string());
   }
   return out;
 }

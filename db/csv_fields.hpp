@@ -1,6 +1,8 @@
 // split_fields: TunableOp's CSV is plain comma-separated text — no quoting, no escapes (PyTorch
-// writes none, and no signature, solution name or validator value contains a comma) — so a line
-// splits at every comma. Kept in one place so that both readers agree.
+// writes none, and no signature or solution name contains a comma) — so a line splits at every
+// comma. A validator's value may hold commas (PyTorch writes `Validator,KEY,VALUE` as it is): the
+// results reader joins the fields after the key back into it. Kept in one place so that both
+// readers agree.
 #pragma once
 
 #include <string_view>

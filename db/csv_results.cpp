@@ -14,6 +14,9 @@ namespace {
 constexpr std::string_view kValidator = "Validator";
 
 // Joins fields [from, end) back with commas: a validator value is everything after the key.
+// PyTorch writes the value unquoted, so a comma in it is the value's own; keeping the whole rest
+// of the line reads back what was written (PyTorch's own reader keeps only up to the comma, which
+// `db show` says, and `db convert --for-pytorch` refuses such a value).
 std::string join_from(const std::vector<std::string_view>& fields, std::size_t from) {
   std::string out;
   for (std::size_t i = from; i < fields.size(); ++i) {

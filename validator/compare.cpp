@@ -46,15 +46,15 @@ std::string describe(const KeyComparison& k, bool strict, std::string_view other
   const std::string_view current = other_file.empty() ? "current" : other_file;
   switch (k.status) {
     case KeyStatus::Match:
-      return fmt::format("{} = {}", k.key, *k.recorded);
+      return fmt::format("{} = {}", k.key, quote_validator_value(*k.recorded));
     case KeyStatus::Differs:
       return fmt::format("{}: file has '{}', {} has '{}'", k.key, *k.recorded, current, *k.current);
     case KeyStatus::OnlyRecorded:
       // Under strict keys such a key refuses the file: "not checked" would contradict the tag.
-      return strict ? fmt::format("{} = {} (recorded in the file; {} lacks it)", k.key, *k.recorded,
-                                  current)
+      return strict ? fmt::format("{} = {} (recorded in the file; {} lacks it)", k.key,
+                                  quote_validator_value(*k.recorded), current)
                     : fmt::format("{} = {} (recorded in the file; {}, so not checked)", k.key,
-                                  *k.recorded,
+                                  quote_validator_value(*k.recorded),
                                   other_file.empty() ? std::string("not known here")
                                                      : fmt::format("{} lacks it", other_file));
     case KeyStatus::OnlyCurrent:
@@ -116,12 +116,18 @@ int environment_rank(const Environment& table, const Environment& here) {
   return compare_environments(table, here).matches() ? 1 : 0;
 }
 
+std::string quote_validator_value(std::string_view value) {
+  const bool padded = !value.empty() && (value.front() == ' ' || value.back() == ' ');
+  const bool plain = !value.empty() && !padded && value.find(',') == std::string_view::npos;
+  return plain ? std::string(value) : fmt::format("'{}'", value);
+}
+
 std::string describe_environment(const Environment& environment) {
   if (environment.empty()) return "no validators";
   std::string out;
   for (const auto& [key, value] : environment.entries()) {
     if (!out.empty()) out += ", ";
-    out += fmt::format("{}={}", key, value);
+    out += fmt::format("{}={}", key, quote_validator_value(value));
   }
   return out;
 }

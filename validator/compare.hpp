@@ -60,7 +60,13 @@ Comparison compare_environments(const Environment& recorded, const Environment& 
 // a PyTorch file's PT_VERSION alone matches every machine), 0 it was measured elsewhere.
 int environment_rank(const Environment& table, const Environment& here);
 
-// "PT_VERSION=2.11.0, GEMMTUNE_VERSION=0.1.0" (or "no validators").
+// A validator value as shown beside text of its own: as it is, or in single quotes where it
+// would not read as one value — it holds a comma (the lists' separator; such a value is the rest
+// of its Validator line, as PyTorch writes it), or spaces at either end, or it is empty.
+std::string quote_validator_value(std::string_view value);
+
+// "PT_VERSION=2.11.0, GEMMTUNE_VERSION=0.1.0" (or "no validators"); values quoted as
+// quote_validator_value says ("ROCM_VERSION='6.0,1'").
 std::string describe_environment(const Environment& environment);
 
 }  // namespace gemmtune

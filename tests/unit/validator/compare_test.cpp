@@ -83,6 +83,23 @@ TEST(CompareEnvironments, StrictKeysExplainAKeyOneSideLacksAsAMismatch) {
   EXPECT_EQ(text.find("not checked"), std::string::npos) << text;
 }
 
+// A validator value with a comma is the whole rest of its line (PyTorch writes
+// `Validator,KEY,VALUE` unquoted). In a list it is quoted whole: "GPU_NAME=Example GPU, rev 2,
+// GEMMTUNE_VERSION=0.1.0" read as a GPU_NAME of "Example GPU" beside a validator " rev 2".
+TEST(DescribeEnvironment, AValueWithACommaIsQuotedWhole) {
+  const Environment env{
+      {"GPU_NAME", "Example GPU, rev 2"}, {"GEMMTUNE_VERSION", "0.1.0"}, {"EMPTY", ""}};
+  EXPECT_EQ(describe_environment(env),
+            "GPU_NAME='Example GPU, rev 2', GEMMTUNE_VERSION=0.1.0, EMPTY=''");
+}
+
+TEST(Compare, AValueWithACommaIsExplainedWhole) {
+  const Environment recorded{{"ROCM_VERSION", "6.0,1"}, {"PT_VERSION", "2.11.0"}};
+  const std::string text = compare_environments(recorded, recorded).explain();
+  EXPECT_NE(text.find("ok        ROCM_VERSION = '6.0,1'\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("ok        PT_VERSION = 2.11.0\n"), std::string::npos) << text;
+}
+
 // A value with spaces round it (some CPUs' model names end in spaces) is collected without them:
 // a results file's reader trims them, and the machine would not match the file it wrote.
 TEST(CollectEnvironment, ValuesAreTrimmed) {
