@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "cli/app.hpp"
@@ -254,6 +256,32 @@ void print_summary(const TuneOptions& options, const TuneSummary& summary) {
   }
 }
 
+// The first of the problems' reasons for a run to be partial, if any.
+std::optional<std::string> why_problems_partial(const TuneSummary& summary) {
+  if (summary.interrupted) return "interrupted; rerun to resume";
+  if (!summary.failed.empty()) return "some problems were not tuned";
+  if (summary.bad_lines > 0) return "some input lines could not be read (see above)";
+  if (!summary.stale_outputs.empty()) {
+    return fmt::format("{} left without this run's results (see the notes)",
+                       fmt::join(summary.stale_outputs, ", "));
+  }
+  return std::nullopt;
+}
+
+// Why an incomplete run ends partial. Every lost device is named with its reason, also beside
+// the problems' reason: the others may have tuned everything, and a device asked for that took
+// no part (or stopped early) must not pass unnoticed.
+std::string why_partial(const TuneSummary& summary) {
+  std::vector<std::string> reasons;
+  if (auto problems = why_problems_partial(summary)) reasons.push_back(std::move(*problems));
+  const std::vector<const DeviceLoad*> lost = summary.lost_devices();
+  for (const DeviceLoad* device : lost) {
+    reasons.push_back(fmt::format("device {} was lost ({})", device->ordinal, device->retired));
+  }
+  if (!lost.empty()) reasons.emplace_back("what was tuned is kept");
+  return fmt::format("{}", fmt::join(reasons, "; "));
+}
+
 // --devices' list, as it is parsed (so that a configuration file's is refused naming its key):
 // sorted; each ordinal once, none negative or above kMaxDeviceOrdinal, at most kMaxDevices.
 std::vector<int> checked_devices(std::vector<int> devices) {
@@ -307,16 +335,7 @@ void run_tune_command(TuneCliOptions& cli) {
     std::fflush(stdout);
     fmt::print(stderr, "\n{}", monitor::format_monitor_summary(*summary.monitor));
   }
-  if (!summary.complete()) {
-    if (summary.interrupted) throw ExitWith(ExitCode::Partial, "interrupted; rerun to resume");
-    if (!summary.failed.empty()) throw ExitWith(ExitCode::Partial, "some problems were not tuned");
-    if (summary.bad_lines > 0) {
-      throw ExitWith(ExitCode::Partial, "some input lines could not be read (see above)");
-    }
-    throw ExitWith(ExitCode::Partial,
-                   fmt::format("{} left without this run's results (see the notes)",
-                               fmt::join(summary.stale_outputs, ", ")));
-  }
+  if (!summary.complete()) throw ExitWith(ExitCode::Partial, why_partial(summary));
 }
 
 }  // namespace

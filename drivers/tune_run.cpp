@@ -239,7 +239,8 @@ TuneSummary run_tune(const TuneOptions& options, Diagnostics& diagnostics, TuneO
           fmt::join(options.devices, ",")));
     }
     // Before any worker starts: a worker on a GPU that is not there, or one that fails on a
-    // misspelt provider, would retire its device and leave the run to the others, exit 0.
+    // misspelt provider, would retire its device and leave the run to the others, which would
+    // then end partial (exit 5) for a mistake that is the command line's.
     require_devices(options.backend, options.devices);
     const BackendProviders providers = providers_of(options.backend);
     providers.registry->require_providers(providers.backend, options.tuner.search.providers);

@@ -34,7 +34,10 @@ struct DeviceLoad {
   double busy_s = 0;       // sum of its problems' tuning times
   double flops = 0;        // sum of its tuned problems' FLOPs (one GEMM each)
   int worker_deaths = 0;   // crashed, killed or timed out
-  std::string retired;     // why it stopped taking problems early; empty if it did not
+  // Why it stopped taking problems early (its worker could not start, died too often, lost the
+  // device, reported other validators): the device was lost to the run. Empty if it did not, or
+  // if a stop request ended it.
+  std::string retired;
 };
 
 struct TuneSummary {
@@ -60,8 +63,21 @@ struct TuneSummary {
   std::optional<monitor::MonitorSummary> monitor;
   double wall_s = 0;
 
+  // The devices of a multi-device run that were lost (retired), in the order of `devices`.
+  std::vector<const DeviceLoad*> lost_devices() const {
+    std::vector<const DeviceLoad*> lost;
+    for (const auto& d : devices) {
+      if (!d.retired.empty()) lost.push_back(&d);
+    }
+    return lost;
+  }
+
+  // Whether the run did all that was asked. A lost device makes it incomplete even where the
+  // others tuned every problem: a device asked for did not take its part (broken, another
+  // model), which a plain success would hide.
   bool complete() const {
-    return failed.empty() && bad_lines == 0 && !interrupted && stale_outputs.empty();
+    return failed.empty() && bad_lines == 0 && !interrupted && stale_outputs.empty() &&
+           lost_devices().empty();
   }
 };
 

@@ -6,6 +6,9 @@
 //   tuning options and validators first. A device whose worker cannot start, reports other tuning
 //   options, or another environment than the first device's (the gathered file holds one) takes no
 //   work; the run goes on with the others, and fails as bad input only if none started.
+// - A device retired, at the start or later, is lost to the run: what every device tuned is kept
+//   and gathered, but the run is not complete (TuneSummary::lost_devices), even where the others
+//   tuned every problem, so that a device asked for that took no part is never a plain success.
 // - Resume: problems already in any output of this run for the run's environment — the per-device
 //   files, the gathered file, or the database — are skipped. An output this run would write that
 //   holds another environment refuses the run (ValidatorMismatchError) before anything is tuned.

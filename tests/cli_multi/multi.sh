@@ -245,9 +245,11 @@ device_lost)  # a worker reports its device lost: the device is retired, its pro
   ;;
 save_fails)  # a device whose output cannot be written is retired; its problem goes to the other
   untuned u.csv 8 16 24 32 40 48
-  GEMMTUNE_TEST_SAVE_FAILS_ON_DEVICE=1 run 0 tune u.csv --workers 2 -o "$work/f0.csv" "${fast[@]}"
+  # Every problem is tuned, but the run lost a device: partial, naming it.
+  GEMMTUNE_TEST_SAVE_FAILS_ON_DEVICE=1 run 5 tune u.csv --workers 2 -o "$work/f0.csv" "${fast[@]}"
   expect "retired: the device failed: could not save the winner to .*f1\.csv: injected save failure"
   expect "6 tuned, 0 already tuned \(skipped\), 0 not tuned"
+  expect "^gemmtune: device 1 was lost \(the device failed: could not save the winner"
   [ "$(entries f_full0.csv)" = 6 ] && [ "$(dups f_full0.csv)" = 0 ] || fail "f_full0.csv is not the 6 problems once each"
   ;;
 interrupt_twice)  # a second SIGINT stops the problems in flight too (here: a hung worker)
@@ -276,11 +278,25 @@ timeout)  # a worker stuck on a problem is killed at --problem-timeout-s; the ot
   expect "3 tuned, 0 already tuned \(skipped\), 1 not tuned"
   expect "not tuned: $(problem 16): killed 2 workers, not retried: took longer than --problem-timeout-s 1 s"
   [ "$(entries t_full0.csv)" = 3 ] || fail "t_full0.csv has $(entries t_full0.csv) entries"
-  # A worker stuck starting is said to be so, not to have taken too long on a problem.
-  GEMMTUNE_TEST_HANG_AT_START_ON_DEVICE=1 run 0 tune u.csv --workers 2 -o "$work/s0.csv" \
+  # A worker stuck starting is said to be so, not to have taken too long on a problem (its device
+  # is lost: lost_at_start).
+  GEMMTUNE_TEST_HANG_AT_START_ON_DEVICE=1 run 5 tune u.csv --workers 2 -o "$work/s0.csv" \
     --problem-timeout-s 1 "${fast[@]}"
   expect "the worker of device 1 did not start within --problem-timeout-s 1 s; it was killed"
   expect "retired: its worker could not start: no answer within --problem-timeout-s"
+  ;;
+lost_at_start)  # a device whose worker cannot start: the other tunes everything, the run is partial
+  untuned u.csv 8 16 24 32
+  GEMMTUNE_TEST_HANG_AT_START_ON_DEVICE=1 run 5 tune u.csv --workers 2 -o "$work/a0.csv" \
+    --problem-timeout-s 1 "${fast[@]}"
+  expect "4 tuned, 0 already tuned \(skipped\), 0 not tuned"
+  expect "^gemmtune: device 1 was lost \(its worker could not start: no answer within --problem-timeout-s\); what was tuned is kept$"
+  [ "$(entries a0.csv)" = 4 ] || fail "a0.csv (device 0) has $(entries a0.csv) entries, not 4"
+  [ "$(entries a_full0.csv)" = 4 ] && [ "$(dups a_full0.csv)" = 0 ] || fail "a_full0.csv is not the 4 problems once each"
+  cmp -s a_full0.csv a_full1.csv || fail "a_full1.csv (the lost device's copy) differs from a_full0.csv"
+  # Once the device starts again, a rerun finds everything tuned: a plain success.
+  run 0 tune u.csv --workers 2 -o "$work/a0.csv" "${fast[@]}"
+  expect "0 tuned, 4 already tuned \(skipped\), 0 not tuned"
   ;;
 sqlite)  # several worker processes append to one database: no row lost, and a rerun resumes
   untuned u.csv 8 16 24 32 40 48 56 64 72 80 88 96
@@ -421,7 +437,7 @@ usage)  # contradictory options and impossible devices
   run 2 tune u.csv --workers 100000
   expect "--workers: must be a finite number >= 0 and <= 256, not '100000'"
   # A GPU that is not there is refused before any worker starts (where some GPUs are there,
-  # their workers would tune and the run end 0 with the missing one retired).
+  # their workers would tune and the run end partial with the missing one lost).
   run 3 tune u.csv --devices 99 --backend cuda -o "$work/x.csv"
   expect "device 99: this machine has [0-9]+ CUDA GPU|no CUDA GPU is visible|built without CUDA"
   grep -q "worker" out.log && fail "a worker was started for a device that is not there"

@@ -1,7 +1,8 @@
 // The coordinator through run_tune, with real worker processes (the gemmtune executable) on the
 // CPU backend: what its summary says — per-device loads, failures and their reasons, resume —
-// after normal runs and injected faults (crash, hang past the time limit, no restarts left),
-// shards, an output from another environment, and a stop while the workers start.
+// after normal runs and injected faults (crash, hang past the time limit, no restarts left, a
+// device lost at the start), shards, an output from another environment, and a stop while the
+// workers start.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -178,6 +179,25 @@ TEST_F(Coordinator, AStopWhileTheWorkersStartEndsTheRunAtOnce) {
   errno = 0;
   EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1) << "a worker was left unreaped";
   EXPECT_EQ(errno, ECHILD);
+}
+
+// Device 1's worker never becomes ready and is killed at the time limit, so device 0 tunes every
+// problem. What it tuned is kept and gathered, but the run is not complete: a device asked for was
+// lost (the run had ended as a plain success, exit 0, as if both devices had tuned).
+TEST_F(Coordinator, ADeviceLostAtTheStartLeavesTheRunIncompleteAndKeepsTheOthersResults) {
+  const ScopedEnv hang("GEMMTUNE_TEST_HANG_AT_START_ON_DEVICE", "1");
+  auto o = options({8, 16, 24});
+  o.problem_timeout_s = 1;
+  const auto s = run(o);
+  EXPECT_EQ(s.tuned.size(), 3u);
+  EXPECT_TRUE(s.failed.empty());
+  ASSERT_EQ(s.devices.size(), 2u);
+  EXPECT_TRUE(s.devices[0].retired.empty()) << s.devices[0].retired;
+  EXPECT_EQ(s.devices[0].tuned, 3u);
+  EXPECT_NE(s.devices[1].retired.find("its worker could not start"), std::string::npos)
+      << s.devices[1].retired;
+  EXPECT_FALSE(s.complete()) << "a run that lost device 1 passed for complete";
+  EXPECT_EQ(open_results_store(dir_ / "r_full0.csv")->load().front().entries.size(), 3u);
 }
 
 // Another device's file that holds nothing usable (bad lines only) is not this run's output: a
