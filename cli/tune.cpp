@@ -80,6 +80,9 @@ class TerminalProgress final : public TuneObserver {
       fmt::print(stderr, "  not tuned: {},{}: {}\n", report.problem.op_signature(),
                  report.problem.params_signature(), report.error);
     }
+    if (verbose_ && !report.phases.empty()) {
+      fmt::print(stderr, "  {:.2f} s: {}\n", report.elapsed_s, describe_phases(report));
+    }
   }
   void on_note(const std::string& note) override {
     clear();

@@ -17,6 +17,14 @@ double TuningReport::speedup_over_default() const {
   return default_stats.median_ms / winner_stats.median_ms;
 }
 
+std::string describe_phases(const TuningReport& report) {
+  std::string out;
+  for (const PhaseTime& p : report.phases) {
+    out += fmt::format("{}{} {:.3f} s", out.empty() ? "" : ", ", p.phase, p.seconds);
+  }
+  return out;
+}
+
 namespace {
 
 // Options come from the command line, a config file, the C API: a NaN or an infinity in one of

@@ -72,6 +72,12 @@ struct TunerOptions {
   double memory_fraction = 0.5;
 };
 
+// Where a tuning's time went: the wall time of one of its phases.
+struct PhaseTime {
+  std::string phase;  // enumerate, operands, screen, check, measure, confirm, trial, select
+  double seconds = 0;
+};
+
 struct TuningReport {
   Problem problem;
   std::string winner;
@@ -81,14 +87,18 @@ struct TuningReport {
   // Non-empty when the problem could not be tuned at all (invalid, Default unsupported or failing,
   // operands too large for memory, a lost device).
   std::string error;
-  bool fatal = false;     // the device is unusable (DeviceError): stop tuning on it
-  RotationPlan rotation;  // the measurement conditions
-  double elapsed_s = 0;   // wall time of the whole tuning of this problem
+  bool fatal = false;             // the device is unusable (DeviceError): stop tuning on it
+  RotationPlan rotation;          // the measurement conditions
+  double elapsed_s = 0;           // wall time of the whole tuning of this problem
+  std::vector<PhaseTime> phases;  // the phases that ran, in order (their sum ≈ elapsed_s)
 
   bool ok() const { return error.empty() && !winner.empty(); }
   // Default's median over the winner's (1 when Default won; 0 without both).
   double speedup_over_default() const;
 };
+
+// "enumerate 0.12 s, operands 0.01 s, ..." for a report's phases.
+std::string describe_phases(const TuningReport& report);
 
 // Called as each candidate's disposition becomes known: the measured ones (Default included) once
 // the winner is chosen, as Winner or Slower.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <set>
 #include <string>
@@ -46,13 +47,35 @@ void TuningRun::run() {
     report_.error = fmt::format("invalid problem: {}", *why);
     return;
   }
-  enumerate();
-  if (!drop_unsupported() || !allocate_operands() || !warm_up_and_screen() || !check_reference()) {
-    return;
-  }
-  check_and_screen();
-  if (!measure() || !confirm() || !trial()) return;
-  select();
+  // Each phase timed, so that a tuning slower than expected says where (`phases`).
+  const auto timed = [this](const char* name, auto&& step) {
+    const auto start = std::chrono::steady_clock::now();
+    const bool go_on = step();
+    report_.phases.push_back(
+        {name, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+    return go_on;
+  };
+  const bool ended_early = !timed("enumerate",
+                                  [&] {
+                                    enumerate();
+                                    return drop_unsupported();
+                                  }) ||
+                           !timed("operands", [&] { return allocate_operands(); }) ||
+                           !timed("screen", [&] { return warm_up_and_screen(); }) ||
+                           !timed("check",
+                                  [&] {
+                                    if (!check_reference()) return false;
+                                    check_and_screen();
+                                    return true;
+                                  }) ||
+                           !timed("measure", [&] { return measure(); }) ||
+                           !timed("confirm", [&] { return confirm(); }) ||
+                           !timed("trial", [&] { return trial(); });
+  if (ended_early) return;
+  timed("select", [&] {
+    select();
+    return true;
+  });
 }
 
 void TuningRun::enumerate() {

@@ -49,6 +49,7 @@ std::string render_details(const std::vector<BenchRow>& rows) {
         count[Disposition::Failed], count[Disposition::Incorrect], device_ms[0], device_ms[1],
         t.rotation.describe());
     if (!t.error.empty()) md += fmt::format("- tuning error: {}\n", t.error);
+    if (!t.phases.empty()) md += fmt::format("- tuning phases: {}\n", describe_phases(t));
     md += fmt::format("- tuner: winner {} {:.2f} µs, Default {:.2f} µs\n", t.winner,
                       t.winner_stats.median_ms * 1e3, t.default_stats.median_ms * 1e3);
     for (const auto& c : t.candidates) {  // the one the trial measured, if any (tuner.hpp)

@@ -12,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "fake_backend.hpp"
 
@@ -61,6 +62,28 @@ TEST_F(TunerFixture, LowestMedianWins) {
   EXPECT_DOUBLE_EQ(r.default_stats.median_ms, 2.0);
   EXPECT_DOUBLE_EQ(r.speedup_over_default(), 2.0);
   EXPECT_GT(find(r, "Fast").tflops, 0);
+}
+
+TEST_F(TunerFixture, ReportsWhereTheTimeWent) {
+  provider->add("Default", 2.0);
+  provider->add("Fast", 1.0);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  std::vector<std::string> names;
+  double sum = 0;
+  for (const PhaseTime& p : r.phases) {
+    names.push_back(p.phase);
+    EXPECT_GE(p.seconds, 0) << p.phase;
+    sum += p.seconds;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"enumerate", "operands", "screen", "check", "measure",
+                                             "confirm", "trial", "select"}));
+  EXPECT_LE(sum, r.elapsed_s);
+  EXPECT_EQ(describe_phases(r).rfind("enumerate ", 0), 0u) << describe_phases(r);
+
+  // A problem that ends early reports the phases it ran.
+  problem.m = 0;  // invalid: ends before any phase
+  EXPECT_TRUE(tune().phases.empty());
 }
 
 TEST_F(TunerFixture, WarmupRunsAsIssuedAndEveryTimedPhaseAsTheModeSays) {
