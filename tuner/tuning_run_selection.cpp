@@ -89,8 +89,12 @@ bool TuningRun::measure_in_rounds(const std::vector<Candidate*>& group, const Ph
 bool TuningRun::measure() {
   const PhaseCaps caps = measurement_caps(timing_);
   if (settle_enabled(timing_) && !caps.empty() && survivors_.size() > 1) {
-    Measurement settled;  // untimed in effect: its samples are dropped
-    if (!phase(*reference_, settle_caps(timing_), "settle", settled, *profiler_)) {
+    // Untimed in effect (its samples are dropped), so run as issued: queued, a decode GEMM's
+    // chunks left the device idle while the host queued each one (about 60% of the time on an
+    // H100 for a 10 µs GEMM), and the 100 ms of device time took 0.23 s, a third of the tuning
+    // (bench/results/2026-11-27-h100-settle-as-issued.md).
+    Measurement settled;
+    if (!phase(*reference_, settle_caps(timing_), "settle", settled, *warmup_profiler_)) {
       return reference_failed();
     }
   }
