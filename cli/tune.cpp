@@ -415,7 +415,9 @@ void setup_tune(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--strict", o.strict, "Stop at the first bad input line instead of skipping it")
       ->envname("GEMMTUNE_STRICT");
-  cmd->add_flag("-v,--verbose", o.verbose, "Print the options and every candidate's disposition")
+  cmd->add_flag("-v,--verbose", o.verbose,
+                "Print the options, every candidate's disposition and each problem's tuning time "
+                "by phase")
       ->envname("GEMMTUNE_VERBOSE");
   // Layered configuration: [tune] of configs/default.toml < the device's file < --config FILE.
   // Workers are told every setting on their command line and load nothing.

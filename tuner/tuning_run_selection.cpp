@@ -90,8 +90,8 @@ bool TuningRun::measure() {
   const PhaseCaps caps = measurement_caps(timing_);
   if (settle_enabled(timing_) && !caps.empty() && survivors_.size() > 1) {
     // Untimed in effect (its samples are dropped), so run as issued: queued, a decode GEMM's
-    // chunks left the device idle while the host queued each one (about 60% of the time on an
-    // H100 for a 10 µs GEMM), and the 100 ms of device time took 0.23 s, a third of the tuning
+    // chunks left the device waiting while the host queued each one, and the measurement phase
+    // of a 10 µs GEMM, settle included, took 0.24-0.26 s on an H100; as issued, 0.13 s
     // (bench/results/2026-11-27-h100-settle-as-issued.md).
     Measurement settled;
     if (!phase(*reference_, settle_caps(timing_), "settle", settled, *warmup_profiler_)) {

@@ -164,6 +164,9 @@ int run_worker(const TuneOptions& options, const FaultInjection& faults) {
       // What `tune -v` prints on one device, each line naming this one.
       std::string text = key;
       for (const CandidateReport& c : report.candidates) text += "\n" + format_candidate_line(c);
+      if (!report.phases.empty()) {
+        text += fmt::format("\n{:.2f} s: {}", report.elapsed_s, describe_phases(report));
+      }
       say_on_stderr(device, text);
     }
     if (!report.ok()) {

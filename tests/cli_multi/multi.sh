@@ -131,6 +131,7 @@ from_one_device)  # -o of an earlier one-device run: its entries are resumed fro
   run 0 tune verbose.csv --workers 2 -o "$work/res.csv" "${fast[@]}" -v
   expect "^\[cpu device [01]\] $(problem 40)"
   expect "^\[cpu device [01]\]     winner "
+  expect "^\[cpu device [01]\] [0-9.]+ s: enumerate "
   ;;
 stale_gathered)  # a gathered file left as it was (a line it cannot read) makes the run partial
   untuned u.csv 8 16 24
