@@ -232,10 +232,11 @@ std::string TuningRun::kept_default_reason(const Candidate& fastest) const {
   if (&fastest == tried_) {
     const std::size_t behind = first_turn_behind(fastest, reference);
     return fmt::format(
-        "confirmation median {:.2f}% below Default's, less than the minimum gain of {:.2f}%; in "
-        "the trial ({} turns of {:g} ms) {:.2f}% {} Default's, {}",
-        100 * tried_confirmation_gain_, 100 * options_.min_gain, kTrialTurns, timing_.trial_turn_ms,
-        100 * std::abs(gain), gain >= 0 ? "below" : "above",
+        "{} median {:.2f}% below Default's, less than the minimum gain of {:.2f}%; in the trial "
+        "({} turns of {:g} ms) {:.2f}% {} Default's, {}",
+        confirmed_ ? "confirmation" : "measurement", 100 * tried_confirmation_gain_,
+        100 * options_.min_gain, kTrialTurns, timing_.trial_turn_ms, 100 * std::abs(gain),
+        gain >= 0 ? "below" : "above",
         gain < options_.trial_min_gain
             ? fmt::format("less than the trial's minimum gain of {:.2f}%",
                           100 * options_.trial_min_gain)
@@ -243,8 +244,10 @@ std::string TuningRun::kept_default_reason(const Candidate& fastest) const {
                      : noise());
   }
   // A lead the trial would have taken up, on a GEMM too long for it.
-  const bool too_long_for_a_trial = options_.trial_min_gain > 0 && timing_.trial_turn_ms > 0 &&
-                                    gain >= options_.trial_min_gain &&
+  const bool too_long_for_a_trial = options_.trial_min_gain > 0 &&
+                                    options_.trial_min_gain < options_.min_gain &&
+                                    timing_.trial_turn_ms > 0 && gain < options_.min_gain &&
+                                    beats_reference(fastest, options_.trial_min_gain) &&
                                     !trial_fits(timing_, reference.report.stats.median_ms);
   return fmt::format(
       "{} median {:.2f}% below Default's, {}{}", confirmed_ ? "confirmation" : "measurement",
@@ -273,10 +276,11 @@ void TuningRun::select() {
     winner = fastest;
     if (fastest == tried_) {
       winner->report.reason = fmt::format(
-          "confirmation median {:.2f}% below Default's, under the minimum gain of {:.2f}%; in the "
-          "trial ({} turns of {:g} ms) {:.2f}% below, ahead in every turn",
-          100 * tried_confirmation_gain_, 100 * options_.min_gain, kTrialTurns,
-          timing_.trial_turn_ms, 100 * gain_over(*fastest, reference));
+          "{} median {:.2f}% below Default's, under the minimum gain of {:.2f}%; in the trial ({} "
+          "turns of {:g} ms) {:.2f}% below, ahead in every turn",
+          confirmed_ ? "confirmation" : "measurement", 100 * tried_confirmation_gain_,
+          100 * options_.min_gain, kTrialTurns, timing_.trial_turn_ms,
+          100 * gain_over(*fastest, reference));
     }
   } else if (fastest != nullptr && (fastest == tried_ || (reference.report.stats.median_ms > 0 &&
                                                           fastest->report.stats.median_ms <
