@@ -66,7 +66,8 @@ struct TunerOptions {
   // much there, beyond the noise, and is ahead in every turn. Real leads of about 1% were turned
   // down run after run by min_gain alone (the LLM benchmark's 1B qkv wgrad GEMM on H100s,
   // bench/results/2026-11-27-h100-small-leads.md); the long turns are there to show up the kernels
-  // whose lead holds only in short ones (see trial_turn_ms). 0 = no trial.
+  // whose lead holds only in short ones (see trial_turn_ms). Measured: bench/results/2026-11-27-
+  // h100-trial.md. 0 = no trial.
   double trial_min_gain = 0.005;
   // Fraction of Backend::available_memory_bytes() the rotating operand sets may take.
   double memory_fraction = 0.5;

@@ -55,23 +55,22 @@ void TuningRun::run() {
         {name, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
     return go_on;
   };
-  const bool ended_early = !timed("enumerate",
-                                  [&] {
-                                    enumerate();
-                                    return drop_unsupported();
-                                  }) ||
-                           !timed("operands", [&] { return allocate_operands(); }) ||
-                           !timed("screen", [&] { return warm_up_and_screen(); }) ||
-                           !timed("check",
-                                  [&] {
-                                    if (!check_reference()) return false;
-                                    check_and_screen();
-                                    return true;
-                                  }) ||
-                           !timed("measure", [&] { return measure(); }) ||
-                           !timed("confirm", [&] { return confirm(); }) ||
-                           !timed("trial", [&] { return trial(); });
-  if (ended_early) return;
+  const auto enumerate_and_drop = [&] {
+    enumerate();
+    return drop_unsupported();
+  };
+  const auto check = [&] {
+    if (!check_reference()) return false;
+    check_and_screen();
+    return true;
+  };
+  if (!timed("enumerate", enumerate_and_drop) ||
+      !timed("operands", [&] { return allocate_operands(); }) ||
+      !timed("screen", [&] { return warm_up_and_screen(); }) || !timed("check", check) ||
+      !timed("measure", [&] { return measure(); }) ||
+      !timed("confirm", [&] { return confirm(); }) || !timed("trial", [&] { return trial(); })) {
+    return;
+  }
   timed("select", [&] {
     select();
     return true;
