@@ -13,6 +13,7 @@
 
 #include "solutions/cpu/elements.hpp"
 #include "solutions/cpu/openblas.hpp"
+#include "solutions/cpu/random_fill.hpp"
 #include "tuner/error.hpp"
 
 namespace gemmtune::cpu {
@@ -51,19 +52,6 @@ class SteadyClockTimer final : public IterationTimer {
   using Clock = std::chrono::steady_clock;
   Clock::time_point start_;
   std::vector<double> samples_;
-};
-
-// splitmix64: fast, good enough for test data, and reproducible from the seed alone.
-struct SplitMix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [-1, 1).
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1p-52 - 1.0; }
 };
 
 std::size_t read_size_file(const std::filesystem::path& path) {
@@ -164,50 +152,9 @@ std::unique_ptr<Buffer> CpuBackend::allocate(std::size_t bytes) {
 }
 
 void CpuBackend::fill_random(Buffer& buffer, DType dtype, std::int64_t elements, std::uint64_t seed) {
-  const bool complex = info(dtype).is_complex;
   GEMMTUNE_EXPECT(static_cast<std::size_t>(elements) * element_bytes(dtype) <= buffer.bytes(),
                   "{} elements of {} fit in {} bytes", elements, info(dtype).cli_name, buffer.bytes());
-  SplitMix64 rng{seed};
-  void* base = buffer.data();
-  switch (dtype) {
-    case DType::Float32:
-    case DType::TF32:
-    case DType::ComplexFloat32: {
-      auto* p = static_cast<float*>(base);
-      for (std::int64_t i = 0; i < elements * (complex ? 2 : 1); ++i) {
-        float v = 0;
-        while (v == 0) v = static_cast<float>(rng.uniform());
-        p[i] = v;
-      }
-      return;
-    }
-    case DType::Float64:
-    case DType::ComplexFloat64: {
-      auto* p = static_cast<double*>(base);
-      for (std::int64_t i = 0; i < elements * (complex ? 2 : 1); ++i) {
-        double v = 0;
-        while (v == 0) v = rng.uniform();
-        p[i] = v;
-      }
-      return;
-    }
-    case DType::BFloat16: {
-      auto* p = static_cast<std::uint16_t*>(base);
-      for (std::int64_t i = 0; i < elements; ++i) {
-        std::uint16_t bits = 0;
-        while ((bits & 0x7FFFu) == 0) bits = float_to_bf16(static_cast<float>(rng.uniform()));
-        p[i] = bits;
-      }
-      return;
-    }
-    default:
-      // fp16 and fp8: redraw values that round to zero (below half the smallest subnormal).
-      for (std::int64_t i = 0; i < elements; ++i) {
-        do {
-          store_real(dtype, base, i, rng.uniform());
-        } while (load_real(dtype, base, i) == 0);
-      }
-  }
+  cpu::fill_random(buffer.data(), dtype, elements, seed);
 }
 
 void CpuBackend::fill_bytes(Buffer& buffer, unsigned char value) {

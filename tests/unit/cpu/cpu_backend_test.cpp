@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+
+#include "solutions/cpu/random_fill.hpp"
 
 namespace gemmtune::cpu {
 namespace {
@@ -52,6 +55,34 @@ TEST(CpuBackend, RandomFillIsUniformNonZeroAndReproducible) {
   }
 }
 
+TEST(CpuBackend, ALargeRandomFillIsTheSameWhateverItsSizeAndThreads) {
+  // Filled in blocks on several threads, each block from its own generator: a fill's values depend
+  // on the seed and the position alone, so a shorter fill is the start of a longer one, and the
+  // blocks are not copies of one another.
+  CpuBackend backend;
+  for (const DType dtype :
+       {DType::Float32, DType::Float16, DType::BFloat16, DType::ComplexFloat64}) {
+    const std::int64_t n = 3 * kRandomFillBlock + 17;
+    const std::size_t bytes = static_cast<std::size_t>(n) * element_bytes(dtype);
+    auto whole = backend.allocate(bytes);
+    backend.fill_random(*whole, dtype, n, 9);
+    auto part = backend.allocate(bytes);
+    backend.fill_random(*part, dtype, kRandomFillBlock + 5, 9);
+    EXPECT_EQ(std::memcmp(whole->data(), part->data(),
+                          static_cast<std::size_t>(kRandomFillBlock + 5) * element_bytes(dtype)),
+              0)
+        << info(dtype).cli_name;
+    const auto* bytes_of = static_cast<const unsigned char*>(whole->data());
+    const std::size_t block_bytes =
+        static_cast<std::size_t>(kRandomFillBlock) * element_bytes(dtype);
+    EXPECT_NE(std::memcmp(bytes_of, bytes_of + block_bytes, 64), 0) << info(dtype).cli_name;
+    for (double x : backend.read_as_double(*whole, dtype, n)) {
+      ASSERT_NE(x, 0.0) << info(dtype).cli_name;
+      ASSERT_LE(std::fabs(x), 1.0) << info(dtype).cli_name;
+    }
+  }
+}
+
 TEST(CpuBackend, BuffersCopyAndPoison) {
   CpuBackend backend;
   auto a = backend.allocate(64 * sizeof(float));
@@ -59,7 +90,8 @@ TEST(CpuBackend, BuffersCopyAndPoison) {
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a->data()) % 64, 0u);
   backend.fill_random(*a, DType::Float32, 64, 1);
   backend.copy(*b, *a, a->bytes());
-  EXPECT_EQ(backend.read_as_double(*a, DType::Float32, 64), backend.read_as_double(*b, DType::Float32, 64));
+  EXPECT_EQ(backend.read_as_double(*a, DType::Float32, 64),
+            backend.read_as_double(*b, DType::Float32, 64));
   backend.fill_bytes(*b, 0xFF);
   EXPECT_TRUE(std::isnan(backend.read_as_double(*b, DType::Float32, 1)[0]));
 }
