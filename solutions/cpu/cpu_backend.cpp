@@ -154,7 +154,7 @@ std::unique_ptr<Buffer> CpuBackend::allocate(std::size_t bytes) {
 void CpuBackend::fill_random(Buffer& buffer, DType dtype, std::int64_t elements, std::uint64_t seed) {
   GEMMTUNE_EXPECT(static_cast<std::size_t>(elements) * element_bytes(dtype) <= buffer.bytes(),
                   "{} elements of {} fit in {} bytes", elements, info(dtype).cli_name, buffer.bytes());
-  cpu::fill_random(buffer.data(), dtype, elements, seed);
+  cpu::fill_random(buffer.data(), dtype, elements, seed, openblas_thread_count());
 }
 
 void CpuBackend::fill_bytes(Buffer& buffer, unsigned char value) {

@@ -10,5 +10,8 @@ namespace gemmtune::cpu {
 std::string openblas_config_string();
 // True when the linked OpenBLAS exports cblas_sbgemm (checked when gemmtune was configured).
 bool openblas_has_sbgemm();
+// How many threads OpenBLAS runs (OPENBLAS_NUM_THREADS where set: a CPU worker of a multi-device
+// run gets its share of the cores that way); the backend's other parallel work takes as many.
+int openblas_thread_count();
 
 }  // namespace gemmtune::cpu

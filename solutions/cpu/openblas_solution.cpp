@@ -3,6 +3,7 @@
 #include <cblas.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <string>
@@ -12,6 +13,10 @@
 #include "solutions/cpu/openblas.hpp"
 
 namespace gemmtune::cpu {
+
+int openblas_thread_count() {
+  return std::max(1, openblas_get_num_threads());
+}
 
 std::string openblas_config_string() {
   const char* config = openblas_get_config();

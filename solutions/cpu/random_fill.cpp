@@ -83,7 +83,7 @@ void fill_block(void* base, DType dtype, std::int64_t begin, std::int64_t end, S
 
 }  // namespace
 
-void fill_random(void* data, DType dtype, std::int64_t elements, std::uint64_t seed) {
+void fill_random(void* data, DType dtype, std::int64_t elements, std::uint64_t seed, int threads) {
   // Complex values are their real and imaginary parts, filled as twice as many reals.
   DType real = dtype;
   if (dtype == DType::ComplexFloat32) real = DType::Float32;
@@ -98,9 +98,10 @@ void fill_random(void* data, DType dtype, std::int64_t elements, std::uint64_t s
                  block_generator(seed, b));
     }
   };
-  const auto threads = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::jthread> helpers;
-  for (std::int64_t t = 1; t < std::min(threads, blocks); ++t) helpers.emplace_back(work);
+  for (std::int64_t t = 1; t < std::min<std::int64_t>(threads, blocks); ++t) {
+    helpers.emplace_back(work);
+  }
   work();
 }
 
