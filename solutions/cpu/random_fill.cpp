@@ -30,6 +30,18 @@ SplitMix64 block_generator(std::uint64_t seed, std::int64_t block) {
   return SplitMix64{mix.next()};
 }
 
+// A 16-bit type through its fast conversion from float, redrawing the values that round to zero
+// (either sign).
+void fill_16_bits(void* base, std::int64_t begin, std::int64_t end, SplitMix64& rng,
+                  std::uint16_t (*convert)(float)) {
+  auto* p = static_cast<std::uint16_t*>(base);
+  for (std::int64_t i = begin; i < end; ++i) {
+    std::uint16_t bits = 0;
+    while ((bits & 0x7FFFu) == 0) bits = convert(static_cast<float>(rng.uniform()));
+    p[i] = bits;
+  }
+}
+
 // Elements [begin, end) from `rng`; a value that rounds to zero in the storage type is drawn
 // again.
 void fill_block(void* base, DType dtype, std::int64_t begin, std::int64_t end, SplitMix64 rng) {
@@ -53,24 +65,12 @@ void fill_block(void* base, DType dtype, std::int64_t begin, std::int64_t end, S
       }
       return;
     }
-    case DType::BFloat16: {
-      auto* p = static_cast<std::uint16_t*>(base);
-      for (std::int64_t i = begin; i < end; ++i) {
-        std::uint16_t bits = 0;
-        while ((bits & 0x7FFFu) == 0) bits = float_to_bf16(static_cast<float>(rng.uniform()));
-        p[i] = bits;
-      }
+    case DType::BFloat16:
+      fill_16_bits(base, begin, end, rng, float_to_bf16);
       return;
-    }
-    case DType::Float16: {
-      auto* p = static_cast<std::uint16_t*>(base);
-      for (std::int64_t i = begin; i < end; ++i) {
-        std::uint16_t bits = 0;
-        while ((bits & 0x7FFFu) == 0) bits = float_to_fp16(static_cast<float>(rng.uniform()));
-        p[i] = bits;
-      }
+    case DType::Float16:
+      fill_16_bits(base, begin, end, rng, float_to_fp16);
       return;
-    }
     default:
       // fp8: the generic encoder, redrawing values below half the smallest subnormal.
       for (std::int64_t i = begin; i < end; ++i) {
