@@ -76,8 +76,12 @@ struct TimingPolicy {
   // Confirmation: after the measurement, this many of the fastest challengers and Default are
   // measured again in fresh interleaved rounds under half the measurement's caps, and the winner
   // is chosen on those samples alone, nearly free of the bias of having been picked as the
-  // fastest of several (see Tuner). 0 = off: the measurement's samples decide.
-  int confirmation_contenders = 2;
+  // fastest of several (see Tuner). Three, not two: on H100s the best of the heuristic's top 8 in
+  // the LLM benchmark was sometimes the third fastest of the measurement, never confirmed, while
+  // the two ahead of it fell behind Default in the confirmation (#98 of run 74, 1.2% ahead of
+  // Default in the benchmark). A third costs a 0.3 ms GEMM about 15 ms.
+  // 0 = off: the measurement's samples decide.
+  int confirmation_contenders = 3;
   // The trial's turns: a lead under the minimum gain (TunerOptions::trial_min_gain) is measured
   // again with Default in interleaved turns of this many milliseconds of back-to-back runs each,
   // eight turns apiece. The confirmation's turns last 1-4 ms, and a cuBLASLt configuration that was

@@ -76,6 +76,10 @@ class TuningRun {
   // Whether `c`'s last measuring phase puts it ahead of Default's by at least `min_gain` and
   // beyond the noise of either test (noise_tests.hpp).
   bool beats_reference(const Candidate& c, double min_gain) const;
+  // Whether `c`, not past the minimum gain, leads Default by enough to be tried in long turns.
+  bool worth_a_trial(const Candidate& c) const;
+  // Why the candidate tried did not replace Default on its confirmation, for its reason.
+  std::string why_tried() const;
   // Why the fastest challenger, faster than Default, did not replace it.
   std::string kept_default_reason(const Candidate& fastest) const;
 
