@@ -50,6 +50,12 @@ std::string render_details(const std::vector<BenchRow>& rows) {
         t.rotation.describe());
     if (!t.error.empty()) md += fmt::format("- tuning error: {}\n", t.error);
     if (!t.phases.empty()) md += fmt::format("- tuning phases: {}\n", describe_phases(t));
+    if (r.tuner_state.samples > 0 || r.bench_state.samples > 0) {
+      md += fmt::format(
+          "- device state: {} while the tuner measured its finalists; {} while the benchmark "
+          "measured again\n",
+          describe(r.tuner_state), describe(r.bench_state));
+    }
     md += fmt::format("- tuner: winner {} {:.2f} µs, Default {:.2f} µs\n", t.winner,
                       t.winner_stats.median_ms * 1e3, t.default_stats.median_ms * 1e3);
     for (const auto& c : t.candidates) {  // the one the trial measured, if any (tuner.hpp)

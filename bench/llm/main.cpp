@@ -16,9 +16,11 @@
 
 #include "bench/llm/baselines.hpp"
 #include "bench/llm/details.hpp"
+#include "bench/llm/device_state.hpp"
 #include "bench/llm/report.hpp"
 #include "bench/llm/shapes.hpp"
 #include "drivers/backend_factory.hpp"
+#include "drivers/monitor/start_monitor.hpp"
 #include "tuner/error.hpp"
 #include "tuner/tuner.hpp"
 
@@ -37,6 +39,9 @@ struct Options {
   double min_gain_percent = 100 * TunerOptions{}.min_gain;
   double trial_min_gain_percent = 100 * TunerOptions{}.trial_min_gain;
   double trial_turn_ms = TimingPolicy{}.trial_turn_ms;
+  // NVML every this many ms, for each problem's device state (0 = off): 25 gives the finalists'
+  // phases of a prefill GEMM about ten samples.
+  int monitor_ms = 25;
   // Before the first problem: see warm_up.
   double warmup_s = 10;
   RemeasureOptions remeasure;
@@ -182,6 +187,14 @@ int run(const Options& o, const std::string& command) {
   tuner_options.timing.trial_turn_ms = o.trial_turn_ms;
   Tuner tuner(backend, *session.registry, tuner_options);
   const ReportHeader header = make_header(backend, tuner_options, o, command);
+  // The device's clocks and power beside each problem's two measurements (device_state.hpp).
+  monitor::MonitorStart gpu = monitor::start_monitor_for(backend, {.interval_ms = o.monitor_ms});
+  if (!gpu.note.empty()) std::fprintf(stderr, "%s\n", gpu.note.c_str());
+  const auto monitor_started = std::chrono::steady_clock::now();
+  const auto monitor_s = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - monitor_started)
+        .count();
+  };
   if (o.warmup_s > 0 && !shapes.empty()) {
     std::fprintf(stderr, "warming up for %.0f s\n", o.warmup_s);
     warm_up(tuner, backend, *session.registry, shapes.front().problem, o.remeasure, o.warmup_s);
@@ -200,12 +213,21 @@ int run(const Options& o, const std::string& command) {
     }
     BenchRow row;
     row.shape = shape;
+    const double tuning_started_s = monitor_s();
     row.tuning = tuner.tune(shape.problem);
     if (row.tuning.fatal) device_lost = true;
     if (row.tuning.ok()) {
       try {
+        const double remeasure_started_s = monitor_s();
         row.baselines =
             remeasure(backend, *session.registry, shape.problem, row.tuning.winner, o.remeasure);
+        if (gpu.monitor) {
+          const auto samples = gpu.monitor->samples();
+          if (const auto w = finalists_window(row.tuning, tuning_started_s)) {
+            row.tuner_state = device_state(samples, w->first, w->second);
+          }
+          row.bench_state = device_state(samples, remeasure_started_s, monitor_s());
+        }
       } catch (const DeviceError& e) {
         row.error = fmt::format("device error: {}", e.message());
         device_lost = true;
@@ -269,6 +291,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 100.0));
   app.add_option("--trial-turn-ms", o.trial_turn_ms,
                  "The trial's turns (gemmtune tune --trial-turn-ms), for comparisons")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--monitor-ms", o.monitor_ms,
+                 "NVML sampling interval for the device state beside each problem's tuning and "
+                 "re-measurement (0 = off)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--warmup-s", o.warmup_s,
                  "Seconds of tuning and re-measuring the first problem, discarded, before it")

@@ -60,6 +60,49 @@ std::string verdict(bool met) {
   return met ? "**met**" : "**missed**";
 }
 
+// The device's state in the tuner's finalists' phases beside the benchmark's re-measurement, over
+// every problem and over those where the winner was slower than the best of the top 8: where the
+// two states differ, so may the faster of two configurations.
+std::string render_device_states(const std::vector<BenchRow>& rows) {
+  struct Side {
+    Mean tuner_clock, tuner_power, bench_clock, bench_power, clock_ratio;
+    void add(const BenchRow& r) {
+      tuner_clock.add(r.tuner_state.sm_clock_mhz);
+      tuner_power.add(r.tuner_state.power_w);
+      bench_clock.add(r.bench_state.sm_clock_mhz);
+      bench_power.add(r.bench_state.power_w);
+      if (r.tuner_state.sm_clock_mhz > 0) {
+        clock_ratio.add(r.bench_state.sm_clock_mhz / r.tuner_state.sm_clock_mhz);
+      }
+    }
+  };
+  Side all, slower;
+  int problems = 0, slower_problems = 0;
+  for (const auto& r : rows) {
+    if (!r.ok() || r.tuner_state.samples == 0 || r.bench_state.samples == 0) continue;
+    ++problems;
+    all.add(r);
+    if (r.slower_than_top()) ++slower_problems, slower.add(r);
+  }
+  if (problems == 0) return "";
+  std::string md = fmt::format(
+      "\nDevice state (NVML samples, means over each window; {} problems with samples in both): "
+      "SM clock {:.0f} MHz and {:.0f} W while the tuner measured its finalists (measurement, "
+      "confirmation, trial), {:.0f} MHz and {:.0f} W while the benchmark measured again (sweep "
+      "and evaluation); the benchmark's clock over the tuner's {:.3f}× (geometric mean of the "
+      "problems' ratios).",
+      problems, all.tuner_clock.arithmetic(), all.tuner_power.arithmetic(),
+      all.bench_clock.arithmetic(), all.bench_power.arithmetic(), all.clock_ratio.geometric());
+  if (slower_problems > 0) {
+    md += fmt::format(
+        " On the {} where the winner was slower than the best of the top 8: {:.0f} MHz and {:.0f} "
+        "MHz, {:.3f}×.",
+        slower_problems, slower.tuner_clock.arithmetic(), slower.bench_clock.arithmetic(),
+        slower.clock_ratio.geometric());
+  }
+  return md + "\n";
+}
+
 }  // namespace
 
 bool BenchRow::ok() const {
@@ -322,6 +365,8 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
       "that chose it (biased low), the winner is slower beyond noise on {} of {} problems{}{}.\n",
       slower_in_sweep.size(), w_all.count, slower_in_sweep.empty() ? "" : ": ",
       fmt::join(slower_in_sweep, ", "));
+
+  md += render_device_states(rows);
 
   // Diagnostics: the decode problems timed back to back and as issued, and the numerical checks
   // inside tuning time.

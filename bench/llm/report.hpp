@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench/llm/baselines.hpp"
+#include "bench/llm/device_state.hpp"
 #include "bench/llm/shapes.hpp"
 #include "tuner/tuner.hpp"
 
@@ -17,6 +18,10 @@ struct BenchRow {
   TuningReport tuning;
   Baselines baselines;
   std::string error;  // tuning or re-measurement failed; the row has no times
+  // The GPU while the tuner measured its finalists and while the benchmark measured again (no
+  // samples where the monitor is off).
+  DeviceState tuner_state;
+  DeviceState bench_state;
 
   bool ok() const;
   // Default's median over the others' (higher is better).
