@@ -80,14 +80,14 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
   cmd.add_option("--min-gain-percent", texts.min_gain_percent,
                  "Tuning: how much faster than Default (median, %) a candidate must be to replace "
                  "it on the confirmation alone, beyond the measured noise (0 = any gain beyond the "
-                 "noise); a smaller lead, down to --trial-min-gain-percent, gets a trial")
+                 "noise); a smaller lead gets a trial (--trial-min-gain-percent)")
       ->envname("GEMMTUNE_MIN_GAIN_PERCENT")
       ->check(finite_range(0.0, 100.0))
       ->capture_default_str();
   cmd.add_option("--trial-min-gain-percent", texts.trial_min_gain_percent,
-                 "Tuning: a lead over Default of at least this much (median, %) but under the "
-                 "minimum gain is measured again in long turns, and replaces Default if it keeps "
-                 "as much there, beyond the noise, in every turn (0 = no trial)")
+                 "Tuning: a lead over Default under the minimum gain (or within the noise) is "
+                 "measured again in long turns, and replaces Default if it keeps at least this "
+                 "much (median, %) there, beyond the noise, in every turn (0 = no trial)")
       ->envname("GEMMTUNE_TRIAL_MIN_GAIN_PERCENT")
       ->check(finite_range(0.0, 100.0))
       ->capture_default_str();

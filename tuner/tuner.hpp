@@ -60,11 +60,11 @@ struct TunerOptions {
   // behind (32 verdicts over four runs of the LLM benchmark: bench/results/2026-11-22-h200-min-
   // gain.md). 0 lets any gain beyond the noise through.
   double min_gain = 0.015;
-  // A lead over Default of at least this fraction but under min_gain, beyond the noise of the
-  // confirmation, gets a trial: the candidate and Default measured again in long turns
+  // A lead over Default that does not replace it on the confirmation (under min_gain, or within
+  // the confirmation's noise) gets a trial: the candidate and Default measured again in long turns
   // (TimingPolicy::trial_turn_ms), and it replaces Default if it keeps a lead of at least this
-  // much there, beyond the noise, and is ahead in every turn. Real leads of about 1% were turned
-  // down run after run by min_gain alone (the LLM benchmark's 1B qkv wgrad GEMM on H100s,
+  // fraction there, beyond the noise, and is ahead in every turn. Real leads of about 1% were
+  // turned down run after run by min_gain alone (the LLM benchmark's 1B qkv wgrad GEMM on H100s,
   // bench/results/2026-11-27-h100-small-leads.md); the long turns are there to show up the kernels
   // whose lead holds only in short ones (see trial_turn_ms). Measured: bench/results/2026-11-27-
   // h100-trial.md. 0 = no trial.

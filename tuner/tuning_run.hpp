@@ -76,7 +76,7 @@ class TuningRun {
   // Whether `c`'s last measuring phase puts it ahead of Default's by at least `min_gain` and
   // beyond the noise of either test (noise_tests.hpp).
   bool beats_reference(const Candidate& c, double min_gain) const;
-  // Whether `c`, not past the minimum gain, leads Default by enough to be tried in long turns.
+  // Whether `c`, not past the minimum gain, leads Default at all: then it is tried in long turns.
   bool worth_a_trial(const Candidate& c) const;
   // Why the candidate tried did not replace Default on its confirmation, for its reason.
   std::string why_tried() const;
