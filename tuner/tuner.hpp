@@ -58,7 +58,8 @@ struct TunerOptions {
   // time by 1-3% between a tuning and a later measurement, and candidates the tuner had measured
   // less than 1.5% ahead of Default were 0.2% ahead on average when measured again, and up to 3.8%
   // behind (32 verdicts over four runs of the LLM benchmark: bench/results/2026-11-22-h200-min-
-  // gain.md). 0 lets any gain beyond the noise through.
+  // gain.md). On a GEMM a trial fits, a lead under twice this goes to the trial too (see
+  // tuning_run_selection.cpp). 0 lets any gain beyond the noise through.
   double min_gain = 0.015;
   // A lead over Default that does not replace it on the confirmation (under min_gain, or within
   // the confirmation's noise) gets a trial: the candidate and Default measured again in long turns

@@ -78,8 +78,6 @@ class TuningRun {
   bool beats_reference(const Candidate& c, double min_gain) const;
   // Whether `c`, not past the minimum gain, leads Default at all: then it is tried in long turns.
   bool worth_a_trial(const Candidate& c) const;
-  // Why the candidate tried did not replace Default on its confirmation, for its reason.
-  std::string why_tried() const;
   // Why the fastest challenger, faster than Default, did not replace it.
   std::string kept_default_reason(const Candidate& fastest) const;
 
@@ -111,6 +109,7 @@ class TuningRun {
   // over Default, and whether it passed.
   const Candidate* tried_ = nullptr;
   double tried_confirmation_gain_ = 0;
+  std::string tried_why_;  // why its confirmation did not decide: for its reason
   bool trial_passed_ = false;
 };
 

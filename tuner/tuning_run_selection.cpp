@@ -24,6 +24,14 @@ constexpr int kMeasurementRounds = 8;
 constexpr double kRoundHeadroom = 1.25;
 // The trial's turns are the rounds of measure_in_rounds.
 static_assert(kTrialTurns == kMeasurementRounds);
+// On GEMMs a trial fits, a lead under this many times the minimum gain (3% at the default 1.5%)
+// replaces Default only through the trial. On H100s the confirmation's verdicts at 1.5-3% broke
+// the benchmark's 0.98x floor where a trial could have looked: id66 t20 ... cluster_3 chosen
+// 2.1% ahead on the 8B qkv dgrad GEMM came out 0.973x of Default (run 77) and 1.8% ahead on the
+// 1B gate/up wgrad GEMM 0.980x, while the trial's 36 winners to date came out 1.001-1.050x
+// (bench/results/2026-11-27-h100-device-state.md). The confirmation's other 23 winners under 3%
+// on such GEMMs in runs 74-77 were 1.010-1.053x: real leads of that size, which a trial keeps.
+constexpr double kTrialUpToMinGainTimes = 2.0;
 
 void sort_fastest_first(std::vector<Candidate*>& candidates) {
   std::stable_sort(candidates.begin(), candidates.end(),
@@ -198,12 +206,6 @@ bool TuningRun::worth_a_trial(const Candidate& c) const {
   return gain_over(c, *reference_) > 0;
 }
 
-std::string TuningRun::why_tried() const {
-  return tried_confirmation_gain_ < options_.min_gain
-             ? fmt::format("less than the minimum gain of {:.2f}%", 100 * options_.min_gain)
-             : std::string("within the noise");
-}
-
 bool TuningRun::trial() {
   // A lead that did not replace Default on the confirmation (worth_a_trial), measured again
   // beside Default in long turns: it replaces Default if it keeps at least trial_min_gain there,
@@ -217,12 +219,19 @@ bool TuningRun::trial() {
     return true;
   }
   Candidate& fastest = *challengers_.front();
-  if (beats_reference(fastest, options_.min_gain) || !worth_a_trial(fastest) ||
+  const double untried_gain = kTrialUpToMinGainTimes * options_.min_gain;
+  if (beats_reference(fastest, untried_gain) || !worth_a_trial(fastest) ||
       !trial_fits(timing_, reference_->report.stats.median_ms)) {
     return true;
   }
   tried_ = &fastest;
   tried_confirmation_gain_ = gain_over(fastest, *reference_);
+  tried_why_ = tried_confirmation_gain_ < options_.min_gain
+                   ? fmt::format("less than the minimum gain of {:.2f}%", 100 * options_.min_gain)
+               : !beats_reference(fastest, options_.min_gain)
+                   ? std::string("within the noise")
+                   : fmt::format("less than the {:.2f}% that replaces Default without a trial",
+                                 100 * untried_gain);
   if (!measure_in_rounds({reference_, &fastest}, trial_caps(timing_), "trial")) {
     return reference_failed();
   }
@@ -251,7 +260,7 @@ std::string TuningRun::kept_default_reason(const Candidate& fastest) const {
     return fmt::format(
         "{} median {:.2f}% below Default's, {}; in the trial ({} turns of {:g} ms) {:.2f}% {} "
         "Default's, {}",
-        confirmed_ ? "confirmation" : "measurement", 100 * tried_confirmation_gain_, why_tried(),
+        confirmed_ ? "confirmation" : "measurement", 100 * tried_confirmation_gain_, tried_why_,
         kTrialTurns, timing_.trial_turn_ms, 100 * std::abs(gain), gain >= 0 ? "below" : "above",
         gain < options_.trial_min_gain
             ? fmt::format("less than the trial's minimum gain of {:.2f}%",
@@ -294,7 +303,7 @@ void TuningRun::select() {
       winner->report.reason = fmt::format(
           "{} median {:.2f}% below Default's, {}; in the trial ({} turns of {:g} ms) {:.2f}% "
           "below, ahead in every turn",
-          confirmed_ ? "confirmation" : "measurement", 100 * tried_confirmation_gain_, why_tried(),
+          confirmed_ ? "confirmation" : "measurement", 100 * tried_confirmation_gain_, tried_why_,
           kTrialTurns, timing_.trial_turn_ms, 100 * gain_over(*fastest, reference));
     }
   } else if (fastest != nullptr && (fastest == tried_ || (reference.report.stats.median_ms > 0 &&

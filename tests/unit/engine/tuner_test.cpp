@@ -268,6 +268,39 @@ TEST_F(TunerFixture, ALeadWithinTheConfirmationsNoiseStillGetsATrial) {
       << find(r, "Noisy").reason;
 }
 
+TEST_F(TunerFixture, ALeadUnderTwiceTheMinimumGainReplacesDefaultOnlyThroughTheTrial) {
+  options.timing.trial_turn_ms = 20;  // 20 iterations of these 1 ms GEMMs a turn
+  provider->add("Default", 1.0);
+  // 2% ahead, beyond the noise and the 1.5% minimum gain, in the confirmation's short turns; 3%
+  // behind once it has run 3 ms back to back, which only the trial's turns do.
+  auto short_lived = provider->add("ShortLived");
+  time_by_turns(*short_lived, backend.clock, 3.0,
+                [](double streak_ms, int) { return streak_ms < 3.0 ? 0.98 : 1.03; });
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Default");
+  EXPECT_NE(find(r, "ShortLived")
+                .reason.find("confirmation median 2.00% below Default's, less than the 3.00% that "
+                             "replaces Default without a trial; in the trial (8 turns of 20 ms)"),
+            std::string::npos)
+      << find(r, "ShortLived").reason;
+
+  // Steady at 2% ahead, it wins its trial.
+  short_lived->time_ms = [](int) { return 0.98; };
+  const TuningReport steady = tune();
+  EXPECT_EQ(steady.winner, "ShortLived");
+  EXPECT_NE(find(steady, "ShortLived").reason.find("in the trial (8 turns of 20 ms) 2.00% below"),
+            std::string::npos)
+      << find(steady, "ShortLived").reason;
+
+  // 4% ahead: taken on the confirmation, no trial.
+  short_lived->time_ms = [](int) { return 0.96; };
+  const TuningReport clear = tune();
+  EXPECT_EQ(clear.winner, "ShortLived");
+  EXPECT_EQ(find(clear, "ShortLived").reason.find("trial"), std::string::npos)
+      << find(clear, "ShortLived").reason;
+}
+
 TEST_F(TunerFixture, ALeadThatHoldsOnlyInShortTurnsLosesTheTrial) {
   options.timing.trial_turn_ms = 20;  // 20 iterations of these 1 ms GEMMs a turn
   // 1% ahead for its first 3 ms back to back, 5% behind after: ahead in the confirmation's short
