@@ -183,6 +183,16 @@ void time_by_turns(FakeSolutionState& state, FakeClock& clock, double long_turn_
   };
 }
 
+// A candidate that takes `ahead_ms` an iteration for its first 3 ms back to back and `behind_ms`
+// after: its lead shows in the confirmation's short turns, not in the trial's long ones.
+std::shared_ptr<FakeSolutionState> add_short_lived(FakeProvider& provider, FakeClock& clock,
+                                                   double ahead_ms, double behind_ms) {
+  auto state = provider.add("ShortLived");
+  time_by_turns(*state, clock, 3.0,
+                [=](double streak_ms, int) { return streak_ms < 3.0 ? ahead_ms : behind_ms; });
+  return state;
+}
+
 TEST_F(TunerFixture, ALeadUnderTheMinimumGainWinsItsTrialInLongTurns) {
   options.timing.trial_turn_ms = 20;  // 20 iterations of these 1 ms GEMMs a turn
   // 1% ahead, noise-free, in every phase: under the 1.5% minimum gain, so it goes to the trial,
@@ -272,10 +282,8 @@ TEST_F(TunerFixture, ALeadUnderTwiceTheMinimumGainReplacesDefaultOnlyThroughTheT
   options.timing.trial_turn_ms = 20;  // 20 iterations of these 1 ms GEMMs a turn
   provider->add("Default", 1.0);
   // 2% ahead, beyond the noise and the 1.5% minimum gain, in the confirmation's short turns; 3%
-  // behind once it has run 3 ms back to back, which only the trial's turns do.
-  auto short_lived = provider->add("ShortLived");
-  time_by_turns(*short_lived, backend.clock, 3.0,
-                [](double streak_ms, int) { return streak_ms < 3.0 ? 0.98 : 1.03; });
+  // behind in the trial's long ones.
+  auto short_lived = add_short_lived(*provider, backend.clock, 0.98, 1.03);
   const TuningReport r = tune();
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.winner, "Default");
@@ -306,9 +314,7 @@ TEST_F(TunerFixture, ALeadThatHoldsOnlyInShortTurnsLosesTheTrial) {
   // 1% ahead for its first 3 ms back to back, 5% behind after: ahead in the confirmation's short
   // turns, behind in the trial's 8 ms ones.
   provider->add("Default", 1.0);
-  auto short_lived = provider->add("ShortLived");
-  time_by_turns(*short_lived, backend.clock, 3.0,
-                [](double streak_ms, int) { return streak_ms < 3.0 ? 0.99 : 1.05; });
+  add_short_lived(*provider, backend.clock, 0.99, 1.05);
   const TuningReport r = tune();
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.winner, "Default");
