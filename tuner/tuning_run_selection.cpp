@@ -28,7 +28,7 @@ static_assert(kTrialTurns == kMeasurementRounds);
 // replaces Default only through the trial. On H100s the confirmation's verdicts at 1.5-3% broke
 // the benchmark's 0.98x floor where a trial could have looked: id66 t20 ... cluster_3 chosen
 // 2.1% ahead on the 8B qkv dgrad GEMM came out 0.973x of Default (run 77) and 1.8% ahead on the
-// 1B gate/up wgrad GEMM 0.980x, while the trial's 67 winners on such GEMMs came out 0.994-1.050x
+// 1B gate/up wgrad GEMM 0.980x, while the trial's 76 winners on such GEMMs came out 0.994-1.050x
 // (bench/results/2026-11-27-h100-trial-every-lead.md). The confirmation's other 23 winners under 3%
 // on such GEMMs in runs 74-77 were 1.010-1.053x: real leads of that size, which a trial keeps.
 constexpr double kTrialUpToMinGainTimes = 2.0;
