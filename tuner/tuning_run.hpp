@@ -76,6 +76,8 @@ class TuningRun {
   // Whether `c`'s last measuring phase puts it ahead of Default's by at least `min_gain` and
   // beyond the noise of either test (noise_tests.hpp).
   bool beats_reference(const Candidate& c, double min_gain) const;
+  // Whether the options let a trial run at all (its minimum gain under the minimum gain, turns).
+  bool trial_enabled() const;
   // Whether `c`, not past the minimum gain, leads Default at all: then it is tried in long turns.
   bool worth_a_trial(const Candidate& c) const;
   // Why the fastest challenger, faster than Default, did not replace it.

@@ -195,6 +195,11 @@ std::size_t first_turn_behind(const Candidate& c, const Candidate& reference) {
 
 }  // namespace
 
+bool TuningRun::trial_enabled() const {
+  return options_.trial_min_gain > 0 && options_.trial_min_gain < options_.min_gain &&
+         timing_.trial_turn_ms > 0;
+}
+
 bool TuningRun::worth_a_trial(const Candidate& c) const {
   // Any lead of the median, neither beyond the confirmation's noise nor of trial_min_gain: the
   // confirmation's short turns give a 0.1-0.4 ms GEMM a noise of 0.5-1%, and leads the
@@ -215,10 +220,7 @@ bool TuningRun::trial() {
   // TimingPolicy::trial_turn_ms), and one whose speed changes over hundreds of milliseconds
   // shows it as a turn behind. GEMMs too long for a turn of kTrialIterationsPerTurn get none.
   const double least = options_.trial_min_gain;
-  if (least <= 0 || least >= options_.min_gain || timing_.trial_turn_ms <= 0 ||
-      challengers_.empty()) {
-    return true;
-  }
+  if (!trial_enabled() || challengers_.empty()) return true;
   Candidate& fastest = *challengers_.front();
   const double untried_gain = kTrialUpToMinGainTimes * options_.min_gain;
   if (beats_reference(fastest, untried_gain) || !worth_a_trial(fastest) ||
@@ -269,11 +271,9 @@ std::string TuningRun::kept_default_reason(const Candidate& fastest) const {
         : behind > 0 ? fmt::format("and not ahead in turn {}", behind)
                      : noise());
   }
-  // A lead the trial would have taken up, on a GEMM too long for it.
-  const bool too_long_for_a_trial = options_.trial_min_gain > 0 &&
-                                    options_.trial_min_gain < options_.min_gain &&
-                                    timing_.trial_turn_ms > 0 && worth_a_trial(fastest) &&
-                                    !beats_reference(fastest, options_.min_gain) &&
+  // A lead the trial would have taken up, on a GEMM too long for it (a lead that beat the minimum
+  // gain replaced Default and has no reason from here).
+  const bool too_long_for_a_trial = trial_enabled() && worth_a_trial(fastest) &&
                                     !trial_fits(timing_, reference.report.stats.median_ms);
   return fmt::format(
       "{} median {:.2f}% below Default's, {}{}", confirmed_ ? "confirmation" : "measurement",

@@ -14,8 +14,14 @@ DeviceState device_state(const std::vector<monitor::MonitorSample>& samples, dou
   for (const auto& s : samples) {
     if (s.t_s < from_s || s.t_s > to_s) continue;
     ++state.samples;
-    if (s.sm_clock_mhz) clock_sum += *s.sm_clock_mhz, ++clocks;
-    if (s.power_w) power_sum += *s.power_w, ++powers;
+    if (s.sm_clock_mhz) {
+      clock_sum += *s.sm_clock_mhz;
+      ++clocks;
+    }
+    if (s.power_w) {
+      power_sum += *s.power_w;
+      ++powers;
+    }
     if (s.temperature_c)
       state.max_temperature_c = std::max(state.max_temperature_c, *s.temperature_c);
   }
