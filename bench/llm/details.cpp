@@ -82,6 +82,14 @@ std::string render_details(const std::vector<BenchRow>& rows) {
     line("re-measured best of the top N", b.top_best);
     line("sweep's best of the top N", b.top_best_sweep);
     line("sweep's winner", b.winner_sweep);
+    if (b.default_headroom.ok()) {
+      line("with headroom, Default", b.default_headroom);
+      line("with headroom, best of the top N", b.top_best_headroom);
+      line("with headroom, winner", b.winner_headroom);
+      if (r.headroom_state.samples > 0) {
+        md += fmt::format("- device state with headroom: {}\n", describe(r.headroom_state));
+      }
+    }
     md += fmt::format(
         "- rotation {}; one numerical check {:.3f} s, the tuner's ≈ {:.2f} s{}{}{}\n",
         b.rotation.describe(), b.check_s, r.estimated_check_s(),

@@ -9,6 +9,12 @@
 // then show the drift. With --allocations N the operands are allocated N times (each allocation a
 // rotation of its own, as the tuner plans it) and every solution runs a block on each in turn:
 // whether a solution's speed depends on where its operands lie in memory.
+//
+// Where NVML answers, each line also has the block's energy per iteration (the device's energy
+// counter read before and after the block, so the few idle milliseconds between blocks are in it),
+// the SM clock right after the block and NVML's power reading (a mean over about a second): under
+// the power limit a configuration's speed follows its energy per GEMM, and these columns show
+// whether one that is ahead on a cool device spends more energy and falls behind once hot.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -19,6 +25,7 @@
 #include <vector>
 
 #include "drivers/backend_factory.hpp"
+#include "drivers/monitor/nvml_source.hpp"
 #include "tuner/operand_sets.hpp"
 #include "tuner/profiler.hpp"
 #include "tuner/rotation.hpp"
@@ -35,7 +42,23 @@ struct Options {
   double seconds = 3;
   int block = 10;
   int allocations = 1;
+  std::string nvml_library = gemmtune::nvml::kDefaultLibrary;
+  bool samples = false;  // every iteration's time as well, in order
+  double gap_ms = 0;     // idle time after each block
 };
+
+// "energy_mj_per_it,sm_clock_mhz,power_w" of one block, empty fields where NVML did not answer.
+std::string nvml_columns(const std::optional<monitor::MonitorSample>& before,
+                         const std::optional<monitor::MonitorSample>& after, int iterations) {
+  std::string energy, clock, power;
+  if (before && after && before->energy_mj && after->energy_mj && iterations > 0) {
+    energy = fmt::format("{:.3f}",
+                         static_cast<double>(*after->energy_mj - *before->energy_mj) / iterations);
+  }
+  if (after && after->sm_clock_mhz) clock = fmt::format("{}", *after->sm_clock_mhz);
+  if (after && after->power_w) power = fmt::format("{:.0f}", *after->power_w);
+  return fmt::format("{},{},{}", energy, clock, power);
+}
 
 int run(const Options& o) {
   const auto comma = o.problem.find(',');
@@ -74,10 +97,22 @@ int run(const Options& o) {
   }
   for (auto& s : solutions) profilers[0]->run(*s, problem, PhaseCaps{1, 0});  // load the kernels
 
+  std::string nvml_why;
+  std::unique_ptr<monitor::NvmlSource> nvml;
+  if (auto library = nvml::NvmlLibrary::open(o.nvml_library, nvml_why)) {
+    nvml = monitor::NvmlSource::open(std::move(library), backend.properties().pci_bus_id, o.device,
+                                     nvml_why);
+  }
+  auto sample = [&]() -> std::optional<monitor::MonitorSample> {
+    return nvml ? nvml->sample() : std::nullopt;
+  };
+
   std::printf("# %s on %s; rotation %s; idle %.0f ms, then blocks of %d iterations\n",
               o.problem.c_str(), backend.properties().name.c_str(), rotation.describe().c_str(),
               o.idle_ms, o.block);
-  std::printf("ms,solution,allocation,median_us\n");
+  if (!nvml) std::printf("# no NVML columns: %s\n", nvml_why.c_str());
+  std::printf("ms,solution,allocation,median_us,energy_mj_per_it,sm_clock_mhz,power_w%s\n",
+              o.samples ? ",samples_us" : "");
   std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(o.idle_ms));
   const auto start = std::chrono::steady_clock::now();
   auto elapsed_ms = [&] {
@@ -87,11 +122,24 @@ int run(const Options& o) {
   while (elapsed_ms() < o.seconds * 1e3) {
     for (int a = 0; a < o.allocations; ++a) {
       for (std::size_t i = 0; i < solutions.size(); ++i) {
+        const auto before = sample();
         const Measurement m = profilers[a]->run(*solutions[i], problem, PhaseCaps{o.block, 0});
+        const auto after = sample();
         if (!m.status)
           throw std::runtime_error(fmt::format("{}: {}", o.solutions[i], m.status.error));
-        std::printf("%.1f,%s,%d,%.2f\n", elapsed_ms(), o.solutions[i].c_str(), a,
-                    m.stats.median_ms * 1e3);
+        std::string samples;
+        if (o.samples) {
+          samples = ",";
+          for (double x : m.samples_ms)
+            samples += fmt::format("{}{:.1f}", samples.size() > 1 ? ";" : "", x * 1e3);
+        }
+        std::printf("%.1f,%s,%d,%.2f,%s%s\n", elapsed_ms(), o.solutions[i].c_str(), a,
+                    m.stats.median_ms * 1e3,
+                    nvml_columns(before, after, static_cast<int>(m.samples_ms.size())).c_str(),
+                    samples.c_str());
+        if (o.gap_ms > 0) {
+          std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(o.gap_ms));
+        }
       }
     }
   }
@@ -115,6 +163,13 @@ int main(int argc, char** argv) {
   app.add_option("--allocations", o.allocations,
                  "Allocate the operands this many times and run every solution on each in turn")
       ->check(CLI::PositiveNumber);
+  app.add_option("--nvml-library", o.nvml_library,
+                 "NVML library for the energy, clock and power columns");
+  app.add_option("--gap-ms", o.gap_ms,
+                 "Idle time after each block: a device that idles between blocks keeps its power "
+                 "headroom and its clocks up");
+  app.add_flag("--samples", o.samples,
+               "Print every iteration's time of each block (µs, in order, ';'-separated)");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(o);

@@ -103,6 +103,62 @@ std::string render_device_states(const std::vector<BenchRow>& rows) {
   return md + "\n";
 }
 
+// The evaluation with clock headroom beside the one at the power limit: the speedups, the floor,
+// and the comparison with the best of the top 8 in each state and in both.
+std::string render_headroom(const std::vector<BenchRow>& rows) {
+  Mean winner, top, winner_capped, top_capped, clock, power;
+  double lowest = std::numeric_limits<double>::infinity();
+  std::string lowest_label;
+  std::vector<std::string> slower, both, capped_only;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const BenchRow& r = rows[i];
+    if (!r.has_headroom()) continue;
+    winner.add(r.winner_speedup_with_headroom());
+    top.add(r.top_speedup_with_headroom());
+    winner_capped.add(r.winner_speedup());
+    top_capped.add(r.top_speedup());
+    clock.add(r.headroom_state.sm_clock_mhz);
+    power.add(r.headroom_state.power_w);
+    if (r.winner_speedup_with_headroom() < lowest) {
+      lowest = r.winner_speedup_with_headroom();
+      lowest_label = fmt::format("#{} {}", i + 1, r.shape.label());
+    }
+    const Baselines& b = r.baselines;
+    const double ratio = b.winner_headroom.median_ms / b.top_best_headroom.median_ms;
+    if (r.slower_than_top_with_headroom()) {
+      slower.push_back(fmt::format("#{} ({:.3f})", i + 1, ratio));
+      if (r.slower_than_top()) both.push_back(fmt::format("#{}", i + 1));
+    } else if (r.slower_than_top()) {
+      capped_only.push_back(fmt::format("#{} ({:.3f} at the limit, {:.3f} with headroom)", i + 1,
+                                        r.winner_over_top(), ratio));
+    }
+  }
+  if (winner.count == 0) return "";
+  std::string md = fmt::format(
+      "\nWith clock headroom ({} problems where Default takes 0.2 ms or more: Default, the best of "
+      "the top 8 and the winner again with idle time after every turn{}): geomean speedup over "
+      "Default {:.3f}× for the winner and {:.3f}× for the best of the top 8 (at the power limit, "
+      "in the evaluation: {:.3f}× and {:.3f}×); lowest winner {:.3f}× ({}), {} the {:.2f}× floor. "
+      "The winner is slower than the best of the top 8 beyond noise with headroom on {} of "
+      "them{}{}",
+      winner.count,
+      clock.count > 0 ? fmt::format("; SM clock {:.0f} MHz and {:.0f} W on average",
+                                    clock.arithmetic(), power.arithmetic())
+                      : std::string(),
+      winner.geometric(), top.geometric(), winner_capped.geometric(), top_capped.geometric(),
+      lowest, lowest_label, lowest >= kTargetMinSpeedup ? "above" : "**below**", kTargetMinSpeedup,
+      slower.size(), slower.empty() ? "" : ": ", fmt::join(slower, ", "));
+  md += fmt::format("; in both states (at the limit and with headroom) on {}{}{}. ", both.size(),
+                    both.empty() ? "" : ": ", fmt::join(both, ", "));
+  if (!capped_only.empty()) {
+    md += fmt::format(
+        "The best of the top 8 beat the winner at the power limit alone, and was no faster with "
+        "headroom, on {}: {}.",
+        capped_only.size(), fmt::join(capped_only, "; "));
+  }
+  return md + "\n";
+}
+
 }  // namespace
 
 bool BenchRow::ok() const {
@@ -142,6 +198,27 @@ bool BenchRow::slower_than_top_in_sweep() const {
   const Timed& w = baselines.winner_sweep;
   const Timed& t = baselines.top_best_sweep;
   return ok() && w.ok() && t.ok() && w.median_ms / t.median_ms - 1 > Baselines::noise(w, t);
+}
+
+bool BenchRow::has_headroom() const {
+  const Baselines& b = baselines;
+  return ok() && b.default_headroom.ok() && b.winner_headroom.ok() && b.top_best_headroom.ok();
+}
+
+double BenchRow::winner_speedup_with_headroom() const {
+  const Baselines& b = baselines;
+  return has_headroom() ? b.default_headroom.median_ms / b.winner_headroom.median_ms : 0;
+}
+
+double BenchRow::top_speedup_with_headroom() const {
+  const Baselines& b = baselines;
+  return has_headroom() ? b.default_headroom.median_ms / b.top_best_headroom.median_ms : 0;
+}
+
+bool BenchRow::slower_than_top_with_headroom() const {
+  const Timed& w = baselines.winner_headroom;
+  const Timed& t = baselines.top_best_headroom;
+  return has_headroom() && w.median_ms / t.median_ms - 1 > Baselines::noise(w, t);
 }
 
 double BenchRow::estimated_check_s() const {
@@ -332,6 +409,27 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
       "the winner is not that entry){}{} | {} |\n",
       slower.size(), w_all.count, compared_with_top, slower.empty() ? "" : ": ",
       fmt::join(slower, "; "), verdict(any && slower.empty()));
+  {
+    // A configuration faster than the winner at the power limit alone is no better choice for a
+    // program whose device state is unknown: the same comparison in both states.
+    std::vector<std::string> in_both;
+    int with_headroom = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const BenchRow& r = rows[i];
+      if (r.has_headroom()) ++with_headroom;
+      if (r.slower_than_top() && (!r.has_headroom() || r.slower_than_top_with_headroom())) {
+        in_both.push_back(fmt::format("#{}", i + 1));
+      }
+    }
+    if (with_headroom > 0) {
+      md += fmt::format(
+          "| the same, in both device states: at the power limit (the evaluation) and with clock "
+          "headroom ({} problems; the others at the limit alone) | {} of {} slower in both{}{} | "
+          "{} |\n",
+          with_headroom, in_both.size(), w_all.count, in_both.empty() ? "" : ": ",
+          fmt::join(in_both, ", "), verdict(any && in_both.empty()));
+    }
+  }
   md += fmt::format(
       "| mean tuning time ≤ {:.1f} s per problem | {:.2f} s over {} problems (max {:.2f} s) | {} "
       "|\n",
@@ -367,6 +465,7 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
       fmt::join(slower_in_sweep, ", "));
 
   md += render_device_states(rows);
+  md += render_headroom(rows);
 
   // Diagnostics: the decode problems timed back to back and as issued, and the numerical checks
   // inside tuning time.

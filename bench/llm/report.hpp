@@ -21,7 +21,8 @@ struct BenchRow {
   // The GPU while the tuner measured its finalists and while the benchmark measured again (no
   // samples where the monitor is off).
   DeviceState tuner_state;
-  DeviceState bench_state;
+  DeviceState bench_state;     // the sweep and the evaluation
+  DeviceState headroom_state;  // the evaluation with clock headroom, where taken
 
   bool ok() const;
   // Default's median over the others' (higher is better).
@@ -38,6 +39,13 @@ struct BenchRow {
   // rounds that chose it (biased low): the comparison the benchmark made before it had an
   // evaluation, kept beside it so that runs compare with the earlier ones.
   bool slower_than_top_in_sweep() const;
+  // With clock headroom (Baselines::*_headroom), where taken: whether it was, Default's median over
+  // the winner's and over the best of the top N's, and the winner slower than that best by more
+  // than the noise.
+  bool has_headroom() const;
+  double winner_speedup_with_headroom() const;
+  double top_speedup_with_headroom() const;
+  bool slower_than_top_with_headroom() const;
   // The tuner's numerical checks (reference and candidates) × the host time of one: an estimate
   // of the part of the tuning time spent checking.
   double estimated_check_s() const;

@@ -24,6 +24,9 @@ struct MonitorSample {
   std::optional<unsigned> mem_util_percent;
   // Clocks event ("throttle") reasons, NVML's bitmask; throttle_reasons.hpp names the bits.
   std::optional<std::uint64_t> reasons;
+  // The device's energy counter, mJ since the driver was loaded: the energy of a stretch of work
+  // is the difference of two readings (the power reading is a mean over about a second).
+  std::optional<std::uint64_t> energy_mj;
 };
 
 // What does not change while the monitor runs: which device, its limits.

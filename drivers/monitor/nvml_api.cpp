@@ -40,6 +40,7 @@ std::shared_ptr<NvmlLibrary> NvmlLibrary::open(const std::string& library, std::
     resolve(handle, "nvmlDeviceGetCurrentClocksThrottleReasons",
             fn.device_get_current_clocks_event_reasons);
   }
+  resolve(handle, "nvmlDeviceGetTotalEnergyConsumption", fn.device_get_total_energy_consumption);
 
   const std::pair<const char*, bool> required[] = {
       {"nvmlInit_v2", fn.init_v2 != nullptr},

@@ -64,6 +64,8 @@ struct Functions {
   // nvmlDeviceGetCurrentClocksEventReasons (drivers from 535), or where it is missing the older
   // name of the same call, nvmlDeviceGetCurrentClocksThrottleReasons.
   Return (*device_get_current_clocks_event_reasons)(Device, unsigned long long*) = nullptr;
+  // nvmlDeviceGetTotalEnergyConsumption: mJ since the driver was loaded (Volta and later).
+  Return (*device_get_total_energy_consumption)(Device, unsigned long long*) = nullptr;
 };
 
 // The NVML every GPU host has; tests name another library (or a path that does not exist).

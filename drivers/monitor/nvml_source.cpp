@@ -82,8 +82,11 @@ std::optional<MonitorSample> NvmlSource::sample() {
   if (auto r = read<unsigned long long>(fn.device_get_current_clocks_event_reasons, device_)) {
     s.reasons = *r;
   }
+  if (auto mj = read<unsigned long long>(fn.device_get_total_energy_consumption, device_)) {
+    s.energy_mj = *mj;
+  }
   const bool any = s.sm_clock_mhz || s.mem_clock_mhz || s.power_w || s.temperature_c ||
-                   s.memory_used_bytes || s.gpu_util_percent || s.reasons;
+                   s.memory_used_bytes || s.gpu_util_percent || s.reasons || s.energy_mj;
   if (!any) return std::nullopt;
   return s;
 }

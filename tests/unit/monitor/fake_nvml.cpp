@@ -1,7 +1,7 @@
 // A stand-in for libnvidia-ml.so.1, built as a loadable module so the monitor's dlopen path runs
 // on machines without a GPU. It answers with fixed readings; compile definitions make variants:
 //   FAKE_NVML_OLD        the pre-535 API: clocks *throttle* reasons, no lookup by PCI bus id, no
-//                        power limit
+//                        power limit, no energy counter
 //   FAKE_NVML_MISSING    lacks nvmlDeviceGetHandleByIndex_v2, a required function
 //   FAKE_NVML_NO_DRIVER  nvmlInit_v2 fails as without a loaded driver
 // Only the C ABI matters: ints for return codes and enums, an opaque pointer for the device.
@@ -103,6 +103,15 @@ int nvmlDeviceGetEnforcedPowerLimit(void* device, unsigned int* milliwatts) {
 int nvmlDeviceGetCurrentClocksEventReasons(void* device, unsigned long long* reasons) {
   if (!is_device(device)) return kInvalidArgument;
   *reasons = 0x4;  // SwPowerCap
+  return kSuccess;
+}
+
+// A counter that moves: 2 J more at every reading.
+int nvmlDeviceGetTotalEnergyConsumption(void* device, unsigned long long* millijoules) {
+  static unsigned long long counter = 1000000;
+  if (!is_device(device)) return kInvalidArgument;
+  counter += 2000;
+  *millijoules = counter;
   return kSuccess;
 }
 #else

@@ -98,6 +98,10 @@ TEST(NvmlSource, FindsTheDeviceByPciBusIdAndReadsIt) {
   EXPECT_FALSE(s->gpu_util_percent);  // "not supported" by the fake
   EXPECT_FALSE(s->mem_util_percent);
   EXPECT_EQ(*s->reasons, 0x4u);
+  ASSERT_TRUE(s->energy_mj);
+  const auto later = source->sample();
+  ASSERT_TRUE(later);
+  EXPECT_EQ(*later->energy_mj - *s->energy_mj, 2000u);  // the counter, read afresh each time
 }
 
 TEST(NvmlSource, FallsBackToTheIndexAndSaysSo) {
@@ -128,6 +132,7 @@ TEST(NvmlSource, OlderDriversThrottleReasonsAndNoBusIdLookup) {
   const auto s = source->sample();
   ASSERT_TRUE(s);
   EXPECT_EQ(*s->reasons, 0x20u);  // from nvmlDeviceGetCurrentClocksThrottleReasons
+  EXPECT_FALSE(s->energy_mj);     // no nvmlDeviceGetTotalEnergyConsumption
 }
 
 TEST(StartNvmlMonitor, RunsOnTheFakeAndSummarizes) {
