@@ -304,7 +304,7 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
   if (best > 0) out.top_best = entries[best].timed;
   if (winner_is_default || winner_index > 0) out.winner = entries[winner_index].timed;
 
-  if (options.headroom_gap_ms > 0 && out.default_solution.median_ms >= options.small_below_ms) {
+  if (options.headroom_gap_ms > 0) {
     std::vector<std::size_t> headroom{0};
     for (std::size_t i : {best, winner_index}) {
       if (i > 0 && entries[i].timed.ok() &&

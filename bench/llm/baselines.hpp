@@ -13,8 +13,8 @@
 // would credit PyTorch's search with a time its choice does not have. The noise of a comparison
 // comes from the per-round ratios of the two (paired, so common drift cancels).
 //
-// GEMMs of `small_below_ms` or more get one more evaluation, with clock headroom: Default, the
-// best of the top N and the winner in interleaved rounds with idle time after every turn (see
+// Every problem gets one more evaluation, with clock headroom: Default, the best of the top N and
+// the winner in interleaved rounds with idle time after every turn (see
 // RemeasureOptions::headroom_gap_ms).
 //
 // For GEMMs under `small_below_ms`, the evaluation's solutions are timed three more ways, in
@@ -48,13 +48,12 @@ struct RemeasureOptions {
   double small_below_ms = 0.2;  // burst, graph and immediate times where Default takes less than
                                 // this (every decode problem of the set)
   std::uint64_t seed = 42;
-  // Where Default takes at least small_below_ms: Default, the best of the top N and the winner
-  // again in `rounds` interleaved rounds with this much idle time after every turn (0 = off). The
-  // sweep and the evaluation keep the device busy for a second or more and run it at its power
-  // limit, where an H100's SM clock falls to about 1.5 GHz; with the gaps it stays near its
-  // 1.98 GHz maximum, as in a program that leaves the device idle between GEMMs. Which of two
-  // cuBLASLt configurations is the faster differs between the two states by up to 14%
-  // (bench/results/2026-11-28-h100-headroom.md).
+  // Default, the best of the top N and the winner again in `rounds` interleaved rounds with this
+  // much idle time after every turn (0 = off). The sweep and the evaluation keep the device busy
+  // for a second or more and run it at its power limit, where an H100's SM clock falls to about 1.5
+  // GHz; with the gaps it stays near its 1.98 GHz maximum, as in a program that leaves the device
+  // idle between GEMMs. Which of two cuBLASLt configurations is the faster differs between the two
+  // states by up to 14% (bench/results/2026-11-28-h100-headroom.md).
   double headroom_gap_ms = 20;
 };
 
@@ -85,7 +84,7 @@ struct Baselines {
   Timed top_best_sweep;
   Timed winner_sweep;
   // With clock headroom (RemeasureOptions::headroom_gap_ms): Default, the best of the top N and
-  // the winner (Default's timing where Default won); not taken (no time) for the shorter GEMMs.
+  // the winner (Default's timing where Default won); no times where headroom_gap_ms is 0.
   Timed default_headroom;
   Timed top_best_headroom;
   Timed winner_headroom;

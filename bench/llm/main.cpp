@@ -132,12 +132,12 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms,
       o.remeasure.headroom_gap_ms > 0
           ? fmt::format(
-                "- with clock headroom: where Default takes {} ms or more, Default, the best of "
-                "the top 8 and the winner again in {} interleaved rounds of {} it / {} ms with "
+                "- with clock headroom: Default, the best of the top 8 and the winner again in {} "
+                "interleaved rounds of {} it / {} ms with "
                 "{} ms of idle time after every turn, so that the device keeps its power "
                 "headroom and its clocks up (the sweep and the evaluation run it at its power "
                 "limit)\n",
-                o.remeasure.small_below_ms, o.remeasure.rounds, o.remeasure.caps.max_iterations,
+                o.remeasure.rounds, o.remeasure.caps.max_iterations,
                 o.remeasure.caps.max_duration_ms, o.remeasure.headroom_gap_ms)
           : std::string(),
       o.remeasure.top, tuner.search.max_workspace_bytes >> 20, o.warmup_s,
@@ -313,8 +313,8 @@ int main(int argc, char** argv) {
                  "re-measurement (0 = off)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--headroom-gap-ms", o.remeasure.headroom_gap_ms,
-                 "Idle time after every turn of the evaluation with clock headroom, for GEMMs "
-                 "where Default takes 0.2 ms or more (0 = no such evaluation)")
+                 "Idle time after every turn of the evaluation with clock headroom (0 = no such "
+                 "evaluation)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--warmup-s", o.warmup_s,
                  "Seconds of tuning and re-measuring the first problem, discarded, before it")

@@ -135,8 +135,8 @@ std::string render_headroom(const std::vector<BenchRow>& rows) {
   }
   if (winner.count == 0) return "";
   std::string md = fmt::format(
-      "\nWith clock headroom ({} problems where Default takes 0.2 ms or more: Default, the best of "
-      "the top 8 and the winner again with idle time after every turn{}): geomean speedup over "
+      "\nWith clock headroom ({} problems: Default, the best of the top 8 and the winner again "
+      "with idle time after every turn{}): geomean speedup over "
       "Default {:.3f}× for the winner and {:.3f}× for the best of the top 8 (at the power limit, "
       "in the evaluation: {:.3f}× and {:.3f}×); lowest winner {:.3f}× ({}), {} the {:.2f}× floor. "
       "The winner is slower than the best of the top 8 beyond noise with headroom on {} of "
@@ -424,7 +424,7 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
     if (with_headroom > 0) {
       md += fmt::format(
           "| the same, in both device states: at the power limit (the evaluation) and with clock "
-          "headroom ({} problems; the others at the limit alone) | {} of {} slower in both{}{} | "
+          "headroom ({} problems; any others at the limit alone) | {} of {} slower in both{}{} | "
           "{} |\n",
           with_headroom, in_both.size(), w_all.count, in_both.empty() ? "" : ": ",
           fmt::join(in_both, ", "), verdict(any && in_both.empty()));
