@@ -97,6 +97,14 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
       ->envname("GEMMTUNE_TRIAL_TURN_MS")
       ->check(finite_non_negative())
       ->capture_default_str();
+  cmd.add_option("--idle-between-turns-ms", timing.idle_between_turns_ms,
+                 "Tuning: idle time after every turn of the finalists' measurement, confirmation "
+                 "and trial, with no settle, so that they are measured with the device's clocks "
+                 "up, as in a program that leaves it idle between GEMMs (ms; 0 = back to back, "
+                 "near the power limit, as in training steps)")
+      ->envname("GEMMTUNE_IDLE_BETWEEN_TURNS_MS")
+      ->check(finite_non_negative())
+      ->capture_default_str();
   cmd.add_option("--numerical-check", texts.numerical_check,
                  "Tuning: check candidates against Default: on, off, or ATOL_RTOL")
       ->check(numerical_check_value())

@@ -88,6 +88,15 @@ struct TimingPolicy {
   // 0.5-0.8% ahead of Default in turns of about 3.5 ms on an H100 was 2-10% behind it in turns of
   // 8 ms in seven processes of eight (bench/results/2026-11-26-h100-replication.md). 0 = no trial.
   double trial_turn_ms = 8;
+  // Idle time after every turn of the finalists' phases (measurement, confirmation, trial), with no
+  // settle before them: the finalists measured on a device that keeps its power headroom and its
+  // clocks near the maximum, as in a program that leaves it idle between GEMMs (a server between
+  // requests), rather than one busy for seconds at its power limit (training steps back to back).
+  // Which cuBLASLt configuration is the faster differs between the two: on an H100, ones that were
+  // 0.5-3.7% faster than Default at the power limit were 0.4-14% slower with 20 ms of idle after
+  // every 8 ms turn (bench/results/2026-11-28-h100-headroom.md). 0 = none: the finalists run back
+  // to back, after the settle.
+  double idle_between_turns_ms = 0;
   // Device time alone by default (see TimingMode). Backends with one way to time (the CPU's
   // steady clock) ignore it.
   TimingMode mode = TimingMode::Queued;

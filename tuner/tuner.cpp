@@ -40,6 +40,7 @@ void require_finite_options(const TunerOptions& o) {
       {"screening_keep_factor", t.screening_keep_factor},
       {"settle_duration_ms", t.settle_duration_ms},
       {"trial_turn_ms", t.trial_turn_ms},
+      {"idle_between_turns_ms", t.idle_between_turns_ms},
       {"alpha", o.alpha},
       {"beta", o.beta},
       {"default_margin_sigmas", o.default_margin_sigmas},

@@ -73,6 +73,8 @@ class TuningRun {
   // Interleaved rounds of `group` under `caps`; false when Default failed.
   bool measure_in_rounds(const std::vector<Candidate*>& group, const PhaseCaps& caps,
                          std::string_view name);
+  // TimingPolicy::idle_between_turns_ms of sleep after one turn of measure_in_rounds (none at 0).
+  void idle_after_turn() const;
   // Whether `c`'s last measuring phase puts it ahead of Default's by at least `min_gain` and
   // beyond the noise of either test (noise_tests.hpp).
   bool beats_reference(const Candidate& c, double min_gain) const;

@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <string>
+#include <thread>
 
 #include "tuner/noise_tests.hpp"
 #include "tuner/round_order.hpp"
@@ -82,6 +84,7 @@ bool TuningRun::measure_in_rounds(const std::vector<Candidate*>& group, const Ph
       }
       c.samples.insert(c.samples.end(), m.samples_ms.begin(), m.samples_ms.end());
       c.round_medians[static_cast<std::size_t>(round)] = m.stats.median_ms;
+      idle_after_turn();
     }
   }
   for (Candidate* c : group) {
@@ -94,9 +97,20 @@ bool TuningRun::measure_in_rounds(const std::vector<Candidate*>& group, const Ph
   return true;
 }
 
+void TuningRun::idle_after_turn() const {
+  // The phase has waited for the device (the profiler reads its timer): it idles from here.
+  if (timing_.idle_between_turns_ms > 0) {
+    std::this_thread::sleep_for(
+        std::chrono::duration<double, std::milli>(timing_.idle_between_turns_ms));
+  }
+}
+
 bool TuningRun::measure() {
   const PhaseCaps caps = measurement_caps(timing_);
-  if (settle_enabled(timing_) && !caps.empty() && survivors_.size() > 1) {
+  // No settle where the finalists are to be measured with headroom: it exists to bring the device
+  // to sustained work first.
+  if (settle_enabled(timing_) && timing_.idle_between_turns_ms <= 0 && !caps.empty() &&
+      survivors_.size() > 1) {
     // Untimed in effect (its samples are dropped), so run as issued: queued, a decode GEMM's
     // chunks left the device waiting while the host queued each one, and the measurement phase
     // of a 10 µs GEMM, settle included, took 0.24-0.26 s on an H100; as issued, 0.13 s

@@ -39,6 +39,7 @@ struct Options {
   double min_gain_percent = 100 * TunerOptions{}.min_gain;
   double trial_min_gain_percent = 100 * TunerOptions{}.trial_min_gain;
   double trial_turn_ms = TimingPolicy{}.trial_turn_ms;
+  double idle_between_turns_ms = TimingPolicy{}.idle_between_turns_ms;
   // NVML every this many ms, for each problem's device state (0 = off): 25 gives the finalists'
   // phases of a prefill GEMM about ten samples.
   int monitor_ms = 25;
@@ -84,7 +85,7 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "- tuning: the real engine with TunerOptions as `gemmtune tune` has them by default: "
       "heuristic search "
       "space, workspace {} MiB, warmup {} it, screening {} it / {} ms, keep factor {}, {} "
-      "finalists, settle {} ms, measurement {} it / {} ms, {}, {} timing, numerical check "
+      "finalists, {}, measurement {} it / {} ms, {}, {} timing, numerical check "
       "against Default, winner must beat Default by {} standard errors and by at least {}%{}\n"
       "- re-measurement: one operand set rotation per problem (≥ 2×L2 = {:.0f} MiB, as the tuner "
       "plans it) and one profiler for all solutions; warmup {} it each, then a sweep of {} "
@@ -111,7 +112,11 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "first problems up to 50% longer)\n"
       "- time budget: {} (warm-up included)",
       tuner.search.max_workspace_bytes >> 20, t.max_warmup_iterations, t.screening_iterations,
-      t.screening_duration_ms, t.screening_keep_factor, t.max_finalists, t.settle_duration_ms,
+      t.screening_duration_ms, t.screening_keep_factor, t.max_finalists,
+      t.idle_between_turns_ms > 0
+          ? fmt::format("no settle and {} ms of idle after every finalist's turn",
+                        t.idle_between_turns_ms)
+          : fmt::format("settle {} ms", t.settle_duration_ms),
       t.max_tuning_iterations, t.max_tuning_duration_ms,
       t.confirmation_contenders > 0
           ? fmt::format("confirmation of the {} fastest and Default in fresh rounds of {} it / {} "
@@ -196,6 +201,7 @@ int run(const Options& o, const std::string& command) {
   tuner_options.min_gain = o.min_gain_percent / 100;
   tuner_options.trial_min_gain = o.trial_min_gain_percent / 100;
   tuner_options.timing.trial_turn_ms = o.trial_turn_ms;
+  tuner_options.timing.idle_between_turns_ms = o.idle_between_turns_ms;
   Tuner tuner(backend, *session.registry, tuner_options);
   const ReportHeader header = make_header(backend, tuner_options, o, command);
   // The device's clocks and power beside each problem's two measurements (device_state.hpp).
@@ -307,6 +313,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 100.0));
   app.add_option("--trial-turn-ms", o.trial_turn_ms,
                  "The trial's turns (gemmtune tune --trial-turn-ms), for comparisons")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--idle-between-turns-ms", o.idle_between_turns_ms,
+                 "The tuner's idle time after every finalist's turn (gemmtune tune "
+                 "--idle-between-turns-ms), for comparisons")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--monitor-ms", o.monitor_ms,
                  "NVML sampling interval for the device state beside each problem's tuning and "

@@ -53,7 +53,8 @@ TEST(NumberChecks, RefuseWhatIsNotAFiniteNumberInRange) {
 TEST(NumberOptions, NanIsAUsageErrorNamingTheOption) {
   const std::vector<std::string> tuning = {"--max-tuning-duration-ms", "--max-warmup-duration-ms",
                                            "--rotating-buffer-mb",     "--settle-ms",
-                                           "--min-gain-percent",       "--workspace-mb"};
+                                           "--min-gain-percent",       "--workspace-mb",
+                                           "--idle-between-turns-ms"};
   std::vector<std::vector<std::string>> lines;
   for (const auto& o : tuning) {
     lines.push_back({"tune", "--problem", "x", o, "nan"});

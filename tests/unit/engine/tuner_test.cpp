@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <limits>
 #include <map>
@@ -249,6 +250,48 @@ TEST_F(TunerFixture, ALeadUnderTheMinimumGainWinsItsTrialInLongTurns) {
                              "fewer than 20 iterations in a 8 ms turn)"),
             std::string::npos)
       << find(too_long, "OnePercent").reason;
+}
+
+// A device's speed in the state the finalists are measured in: here `Default` runs 1.0 ms on a
+// device that has just idled (wall time, as TimingPolicy::idle_between_turns_ms sleeps) and 1.1 ms
+// when busy, and `LimitOnly` 1.05 ms either way, like an H100's cuBLAS Default and a cuBLASLt
+// configuration that does not speed up with the clock. Back to back, LimitOnly wins; with idle
+// time after every turn, Default does, and no settle runs before the finalists.
+TEST_F(TunerFixture, IdleBetweenTurnsMeasuresTheFinalistsWithTheDeviceIdleBetweenThem) {
+  using Wall = std::chrono::steady_clock;
+  struct Device {
+    Wall::time_point last_call = Wall::now();
+    Wall::time_point last_idle = Wall::time_point{};
+    // Whether the device idled 6 ms or more in the last 3 ms of wall time, this call included.
+    bool rested() {
+      const Wall::time_point now = Wall::now();
+      if (now - last_call >= std::chrono::milliseconds(6)) last_idle = now;
+      last_call = now;
+      return now - last_idle < std::chrono::milliseconds(3);
+    }
+  };
+  const auto device = std::make_shared<Device>();
+  auto reference = provider->add("Default");
+  reference->time_ms = [device](int) { return device->rested() ? 1.0 : 1.1; };
+  auto rival = provider->add("LimitOnly");
+  rival->time_ms = [device](int) {
+    device->rested();
+    return 1.05;
+  };
+  options.timing.screening_iterations = 0;
+
+  const TuningReport busy = tune();
+  ASSERT_TRUE(busy.ok()) << busy.error;
+  EXPECT_EQ(busy.winner, "LimitOnly");
+  const int busy_calls = reference->calls;
+
+  options.timing.idle_between_turns_ms = 12;
+  const TuningReport idle = tune();
+  ASSERT_TRUE(idle.ok()) << idle.error;
+  EXPECT_EQ(idle.winner, "Default") << find(idle, "LimitOnly").reason;
+  EXPECT_DOUBLE_EQ(idle.default_stats.median_ms, 1.0);
+  // No settle: the 100 ms of back-to-back Default (about 90 calls of 1.1 ms) are gone.
+  EXPECT_LT(reference->calls - busy_calls, busy_calls - 50);
 }
 
 TEST_F(TunerFixture, ALeadWithinTheConfirmationsNoiseStillGetsATrial) {
