@@ -152,8 +152,8 @@ std::string render_headroom(const std::vector<BenchRow>& rows) {
                     both.empty() ? "" : ": ", fmt::join(both, ", "));
   if (!capped_only.empty()) {
     md += fmt::format(
-        "The best of the top 8 beat the winner at the power limit alone, and was no faster with "
-        "headroom, on {}: {}.",
+        "The best of the top 8 beat the winner at the power limit alone, and was not faster "
+        "beyond noise with headroom, on {}: {}.",
         capped_only.size(), fmt::join(capped_only, "; "));
   }
   return md + "\n";
