@@ -27,7 +27,10 @@ TEST(WorkerCommand, PassesEveryTuningOption) {
   o.tuner.timing.rotating_buffer_mb = 0.5;
   o.tuner.timing.flush_cache = true;
   o.tuner.timing.mode = TimingMode::Immediate;
+  o.tuner.timing.trial_turn_ms = 12;
+  o.tuner.timing.idle_between_turns_ms = 7.5;
   o.tuner.min_gain = 0.025;
+  o.tuner.trial_min_gain = 0.004;
   o.tuner.check = parse_numerical_check("1e-05_0.001");
   o.tuner.search.space = SearchSpace::Exhaustive;
   o.tuner.search.max_workspace_bytes = 3u << 19;  // 1.5 MiB
@@ -49,6 +52,9 @@ TEST(WorkerCommand, PassesEveryTuningOption) {
   EXPECT_NE(std::find(args.begin(), args.end(), "--flush-cache=true"), args.end());
   EXPECT_EQ(value_after(args, "--timing-mode"), "immediate");
   EXPECT_EQ(value_after(args, "--min-gain-percent"), "2.5");
+  EXPECT_EQ(value_after(args, "--trial-min-gain-percent"), "0.4");
+  EXPECT_EQ(value_after(args, "--trial-turn-ms"), "12");
+  EXPECT_EQ(value_after(args, "--idle-between-turns-ms"), "7.5");
   EXPECT_EQ(value_after(args, "--numerical-check"), "1e-05_0.001");
   EXPECT_EQ(value_after(args, "--search"), "exhaustive");
   EXPECT_EQ(value_after(args, "--workspace-mb"), "1.5");
