@@ -50,9 +50,9 @@ struct RemeasureOptions {
   std::uint64_t seed = 42;
   // Default, the best of the top N and the winner again in `rounds` interleaved rounds with this
   // much idle time after every turn (0 = off). The sweep and the evaluation keep the device busy
-  // for a second or more and run it at its power limit, where an H100's SM clock falls to about 1.5
-  // GHz; with the gaps it stays near its 1.98 GHz maximum, as in a program that leaves the device
-  // idle between GEMMs. Which of two cuBLASLt configurations is the faster differs between the two
+  // for a second or more and run it at its power limit, where an H100's SM clock falls to 1.3-1.9
+  // GHz (1.57 on average over the prefill and backward GEMMs); with the gaps it stays at 1.83-1.93
+  // GHz, as in a program that leaves the device idle between GEMMs. Which of two cuBLASLt configurations is the faster differs between the two
   // states by up to 14% (bench/results/2026-11-28-h100-headroom.md).
   double headroom_gap_ms = 20;
 };
