@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -191,13 +192,18 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
   // of their own. The fastest of N medians taken from the rounds that chose it is biased low (the
   // winner's curse: with 8 configurations within noise of one another, by about one and a half
   // standard errors), so the comparisons use samples the choice did not see.
-  std::vector<std::size_t> picked;
-  for (std::size_t i : {std::size_t{0}, std::size_t{1}, best, winner_index}) {
-    if (i < entries.size() && entries[i].timed.ok() &&
-        std::find(picked.begin(), picked.end(), i) == picked.end()) {
-      picked.push_back(i);
+  // The entries of `indices` that exist and have a time, each once, in that order.
+  auto distinct_timed = [&](std::initializer_list<std::size_t> indices) {
+    std::vector<std::size_t> chosen;
+    for (std::size_t i : indices) {
+      if (i < entries.size() && entries[i].timed.ok() &&
+          std::find(chosen.begin(), chosen.end(), i) == chosen.end()) {
+        chosen.push_back(i);
+      }
     }
-  }
+    return chosen;
+  };
+  const std::vector<std::size_t> picked = distinct_timed({0, 1, best, winner_index});
   interleaved_rounds(picked);
   if (!entries.front().timed.ok()) {
     out.error = fmt::format("Default failed: {}", entries.front().timed.error);
@@ -305,16 +311,9 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
   if (winner_is_default || winner_index > 0) out.winner = entries[winner_index].timed;
 
   if (options.headroom_gap_ms > 0) {
-    std::vector<std::size_t> headroom{0};
-    for (std::size_t i : {best, winner_index}) {
-      if (i > 0 && entries[i].timed.ok() &&
-          std::find(headroom.begin(), headroom.end(), i) == headroom.end()) {
-        headroom.push_back(i);
-      }
-    }
     out.headroom_started_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    interleaved_rounds(headroom, options.headroom_gap_ms);
+    interleaved_rounds(distinct_timed({0, best, winner_index}), options.headroom_gap_ms);
     out.default_headroom = entries.front().timed;
     if (best > 0) out.top_best_headroom = entries[best].timed;
     if (winner_is_default || winner_index > 0) out.winner_headroom = entries[winner_index].timed;

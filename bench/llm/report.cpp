@@ -127,7 +127,7 @@ std::string render_headroom(const std::vector<BenchRow>& rows) {
     const double ratio = b.winner_headroom.median_ms / b.top_best_headroom.median_ms;
     if (r.slower_than_top_with_headroom()) {
       slower.push_back(fmt::format("#{} ({:.3f})", i + 1, ratio));
-      if (r.slower_than_top()) both.push_back(fmt::format("#{}", i + 1));
+      if (r.slower_than_top_in_both_states()) both.push_back(fmt::format("#{}", i + 1));
     } else if (r.slower_than_top()) {
       capped_only.push_back(fmt::format("#{} ({:.3f} at the limit, {:.3f} with headroom)", i + 1,
                                         r.winner_over_top(), ratio));
@@ -219,6 +219,10 @@ bool BenchRow::slower_than_top_with_headroom() const {
   const Timed& w = baselines.winner_headroom;
   const Timed& t = baselines.top_best_headroom;
   return has_headroom() && w.median_ms / t.median_ms - 1 > Baselines::noise(w, t);
+}
+
+bool BenchRow::slower_than_top_in_both_states() const {
+  return slower_than_top() && (!has_headroom() || slower_than_top_with_headroom());
 }
 
 double BenchRow::estimated_check_s() const {
@@ -410,16 +414,11 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
       slower.size(), w_all.count, compared_with_top, slower.empty() ? "" : ": ",
       fmt::join(slower, "; "), verdict(any && slower.empty()));
   {
-    // A configuration faster than the winner at the power limit alone is no better choice for a
-    // program whose device state is unknown: the same comparison in both states.
     std::vector<std::string> in_both;
     int with_headroom = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const BenchRow& r = rows[i];
-      if (r.has_headroom()) ++with_headroom;
-      if (r.slower_than_top() && (!r.has_headroom() || r.slower_than_top_with_headroom())) {
-        in_both.push_back(fmt::format("#{}", i + 1));
-      }
+      if (rows[i].has_headroom()) ++with_headroom;
+      if (rows[i].slower_than_top_in_both_states()) in_both.push_back(fmt::format("#{}", i + 1));
     }
     if (with_headroom > 0) {
       md += fmt::format(

@@ -46,6 +46,10 @@ struct BenchRow {
   double winner_speedup_with_headroom() const;
   double top_speedup_with_headroom() const;
   bool slower_than_top_with_headroom() const;
+  // Slower than the best of the top N beyond noise at the power limit and, where measured, with
+  // headroom too: a configuration faster at the limit alone is no better choice for a program
+  // whose device state is unknown.
+  bool slower_than_top_in_both_states() const;
   // The tuner's numerical checks (reference and candidates) × the host time of one: an estimate
   // of the part of the tuning time spent checking.
   double estimated_check_s() const;
