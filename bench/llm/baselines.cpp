@@ -145,6 +145,7 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
     for (int round = 0; round < options.rounds; ++round) {
       for (std::size_t j = 0; j < which.size(); ++j) {
         Entry& e = entries[which[round_position(round, j, which.size())]];
+        if (gap_ms <= 0 && options.lead_in_ms > 0) run(e, {0, options.lead_in_ms}, profiler);
         if (auto m = run(e, options.caps, profiler)) {
           e.timed.round_medians.push_back(m->stats.median_ms);
           e.timed.samples_ms.insert(e.timed.samples_ms.end(), m->samples_ms.begin(),

@@ -52,9 +52,14 @@ struct RemeasureOptions {
   // much idle time after every turn (0 = off). The sweep and the evaluation keep the device busy
   // for a second or more and run it at its power limit, where an H100's SM clock falls to 1.3-1.9
   // GHz (1.57 on average over the prefill and backward GEMMs); with the gaps it stays at 1.83-1.93
-  // GHz, as in a program that leaves the device idle between GEMMs. Which of two cuBLASLt configurations is the faster differs between the two
-  // states by up to 14% (bench/results/2026-11-28-h100-headroom.md).
+  // GHz, as in a program that leaves the device idle between GEMMs. Which of two cuBLASLt
+  // configurations is the faster differs between the two states by up to 14%
+  // (bench/results/2026-11-28-h100-headroom.md).
   double headroom_gap_ms = 20;
+  // Before every timed turn of the sweep and the evaluation, the same solution runs this long,
+  // untimed (0 = none), so that its turn is timed in the power state it sets itself rather than
+  // the one the solution before it left behind (see bench/results/2026-11-28-h100-lead-in.md).
+  double lead_in_ms = 0;
 };
 
 struct Timed {

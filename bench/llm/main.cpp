@@ -90,7 +90,7 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "- re-measurement: one operand set rotation per problem (≥ 2×L2 = {:.0f} MiB, as the tuner "
       "plans it) and one profiler for all solutions; warmup {} it each, then a sweep of {} "
       "interleaved rounds (the order turning by one entry each round) of {} it / {} ms per "
-      "solution that "
+      "solution{} that "
       "chooses the best of the top 8, then Default, heuristic #0, that best and the winner in as "
       "many fresh rounds (the evaluation: the times below); medians of the pooled "
       "samples; per-iteration CUDA events, {} timing as the tuner's; alpha 1, beta 0, random "
@@ -133,6 +133,10 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
           : std::string(),
       mib(2 * d.last_level_cache_bytes), o.remeasure.warmup.max_iterations, o.remeasure.rounds,
       o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms,
+      o.remeasure.lead_in_ms > 0
+          ? fmt::format(" (each turn right after {} ms of the same solution, untimed)",
+                        o.remeasure.lead_in_ms)
+          : std::string(),
       to_string(TimingPolicy{}.mode), o.remeasure.small_below_ms, o.remeasure.rounds,
       o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms,
       o.remeasure.headroom_gap_ms > 0
@@ -325,6 +329,10 @@ int main(int argc, char** argv) {
   app.add_option("--headroom-gap-ms", o.remeasure.headroom_gap_ms,
                  "Idle time after every turn of the evaluation with clock headroom (0 = no such "
                  "evaluation)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--lead-in-ms", o.remeasure.lead_in_ms,
+                 "Untimed run of each solution right before each of its timed turns in the sweep "
+                 "and the evaluation (0 = none)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--warmup-s", o.warmup_s,
                  "Seconds of tuning and re-measuring the first problem, discarded, before it")

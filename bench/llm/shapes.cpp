@@ -132,4 +132,24 @@ std::vector<LlmShape> llm_shapes(bool quick) {
   return out;
 }
 
+std::vector<LlmShape> training_step_shapes(std::string_view model, DType dtype) {
+  std::vector<LlmShape> out;
+  const Model* m = nullptr;
+  for (const Model* candidate : {&kLlama1B, &kLlama8B, &kLlama70B}) {
+    if (candidate->name == model) m = candidate;
+  }
+  if (m == nullptr) return out;
+  const auto l = linears(*m);
+  // gate and up are two linears of one shape (l[2]), each with its own GEMMs.
+  const std::array<const Linear*, 5> forward_order{&l[0], &l[1], &l[2], &l[2], &l[3]};
+  for (const Linear* linear : forward_order) {
+    out.push_back(forward(*m, *linear, dtype, kPrefillTokens));
+  }
+  for (auto it = forward_order.rbegin(); it != forward_order.rend(); ++it) {
+    out.push_back(input_grad(*m, **it, dtype, kTrainingTokens));
+    out.push_back(weight_grad(*m, **it, dtype, kTrainingTokens));
+  }
+  return out;
+}
+
 }  // namespace gemmtune::bench

@@ -40,4 +40,10 @@ struct LlmShape {
 // within each); `quick` is a handful of them for smoke tests.
 std::vector<LlmShape> llm_shapes(bool quick);
 
+// The 15 GEMMs of one transformer layer's training step (model "1B", "8B" or "70B", 4096 tokens)
+// in the order they run: the forward GEMMs of qkv, o, gate, up and down, then the backward ones
+// from down back to qkv, each linear's input gradient before its weight gradient. gate and up are
+// two linears of one shape, so their GEMMs come twice. Empty for another model.
+std::vector<LlmShape> training_step_shapes(std::string_view model, DType dtype);
+
 }  // namespace gemmtune::bench
