@@ -58,7 +58,7 @@ struct RemeasureOptions {
   double headroom_gap_ms = 20;
   // Before every timed turn of the sweep and the evaluation, the same solution runs this long,
   // untimed (0 = none), so that its turn is timed in the power state it sets itself rather than
-  // the one the solution before it left behind (see bench/results/2026-11-28-h100-lead-in.md).
+  // the one the solution before it left behind (see bench/results/2026-11-28-h100-step-replay.md).
   double lead_in_ms = 0;
 };
 

@@ -6,7 +6,7 @@
 // solution's turn starts in the power state the solution before it left, and which cuBLASLt
 // configuration comes out faster at the power limit changed with the turns' shape (a lead-in of
 // 30 ms of the same solution turned a 2.5% lead over Default into 8% behind it:
-// bench/results/2026-11-28-h100-lead-in.md). In a training step a GEMM runs once, between the
+// bench/results/2026-11-28-h100-step-replay.md). In a training step a GEMM runs once, between the
 // step's other GEMMs; here each one is timed there, under the power its neighbours draw.
 //
 // A turn is one untimed step (a step follows a step of the same policy in a training loop) and
