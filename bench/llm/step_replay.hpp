@@ -21,18 +21,11 @@
 #include <vector>
 
 #include "bench/llm/baselines.hpp"
-#include "bench/llm/shapes.hpp"
+#include "bench/llm/training_step.hpp"
 #include "tuner/backend.hpp"
 #include "tuner/registry.hpp"
 
 namespace gemmtune::bench {
-
-// The step's distinct GEMMs and, for every position in the step, which of them runs there.
-struct TrainingStep {
-  std::vector<LlmShape> distinct;
-  std::vector<std::size_t> order;  // indices into `distinct`, in run order
-};
-TrainingStep make_training_step(const std::vector<LlmShape>& step_shapes);
 
 // One solution name per distinct GEMM ("Default" or a name the registry rebuilds).
 struct StepPolicy {
