@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <vector>
 
@@ -19,6 +18,7 @@
 #include "bench/llm/device_state.hpp"
 #include "bench/llm/report.hpp"
 #include "bench/llm/shapes.hpp"
+#include "bench/llm/write_atomically.hpp"
 #include "drivers/backend_factory.hpp"
 #include "drivers/monitor/start_monitor.hpp"
 #include "tuner/error.hpp"
@@ -51,16 +51,6 @@ struct Options {
 
 double mib(std::size_t bytes) {
   return static_cast<double>(bytes) / (1024.0 * 1024.0);
-}
-
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << text;
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}", temporary));
-  }
-  std::filesystem::rename(temporary, path);
 }
 
 ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Options& o,

@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -22,6 +21,7 @@
 #include "bench/llm/shapes.hpp"
 #include "bench/llm/step_replay.hpp"
 #include "bench/llm/sustained_turns.hpp"
+#include "bench/llm/write_atomically.hpp"
 #include "drivers/backend_factory.hpp"
 #include "drivers/monitor/start_monitor.hpp"
 #include "tuner/tuner.hpp"
@@ -272,16 +272,6 @@ std::string render_summary(const std::vector<LayerResult>& layers) {
       evaluation, gemms, limit, gemms, headroom, headroom_measured, steps_slower, layers.size());
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << text;
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}", temporary));
-  }
-  std::filesystem::rename(temporary, path);
-}
-
 int run(const Options& o, const std::string& command) {
   std::vector<std::vector<LlmShape>> steps;  // checked before the device is opened
   for (const std::string& layer : o.layers) steps.push_back(layer_shapes(layer));
@@ -322,7 +312,7 @@ int run(const Options& o, const std::string& command) {
         run_layer(o.layers[i], steps[i], tuner, backend, *session.registry, o, gpu, monitor_s));
     body += render_layer(layers.back(), o.headroom_gap_ms);
     const std::string report = md + render_summary(layers) + body;
-    if (!o.output.empty()) write_file(o.output, report);
+    if (!o.output.empty()) write_atomically(o.output, report);
   }
   const std::string report = md + render_summary(layers) + body;
   std::fputs(report.c_str(), stdout);
