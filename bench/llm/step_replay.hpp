@@ -4,10 +4,11 @@
 //
 // Why: the LLM benchmark times each GEMM's solutions in turns of 8 ms of that GEMM alone, so a
 // solution's turn starts in the power state the solution before it left, and which cuBLASLt
-// configuration comes out faster at the power limit changed with the turns' shape (a lead-in of
-// 30 ms of the same solution turned a 2.5% lead over Default into 8% behind it:
+// configuration comes out faster at the power limit changed with the turns' shape (after a 30 ms
+// lead-in of itself, one that was 1.021-1.025x of Default in 8 ms turns came out 0.918x:
 // bench/results/2026-11-28-h100-step-replay.md). In a training step a GEMM runs once, between the
-// step's other GEMMs; here each one is timed there, under the power its neighbours draw.
+// step's other GEMMs; here each one is timed there, under the power its neighbours draw, and the
+// whole step's time is what a policy is judged by.
 //
 // A turn is one untimed step (a step follows a step of the same policy in a training loop) and
 // then `steps_per_turn` timed steps, with a CUDA event before every GEMM and after the last;

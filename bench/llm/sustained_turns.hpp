@@ -1,9 +1,10 @@
 // Solutions of one GEMM timed in interleaved turns, each turn right after an untimed lead-in of
 // the same solution, so that each is timed in the power state it sets itself rather than the one
-// the solution before it left. At an H100's power limit this ranks solutions as whole training
-// steps do and turns of 8 ms without a lead-in do not: id66 t20 c1 cl3 on the 8B qkv dgrad GEMM
-// was 2.1-2.5% ahead of Default in 8 ms turns, 8% behind with a 30 ms lead-in, and 4-5% behind
-// inside a training step (bench/results/2026-11-28-h100-step-replay.md).
+// the solution before it left. A diagnostic of the step benchmark: at an H100's power limit it
+// ranks cuBLASLt configurations unlike 8 ms turns without a lead-in (id66 t20 c1 cl3 on the 8B
+// qkv dgrad GEMM: 1.021x of Default there, 0.918x here), yet training steps with each GEMM's
+// fastest here were no faster than with gemmtune's winners
+// (bench/results/2026-11-28-h100-step-replay.md).
 #pragma once
 
 #include <string>
