@@ -84,17 +84,17 @@ double ratio(const Timed& a, const Timed& b) {
   return a.ok() && b.ok() ? a.median_ms / b.median_ms : 0;
 }
 
+bool slower_beyond_noise(const Timed& a, const Timed& b) {
+  const double r = ratio(a, b);
+  return r > 0 && r - 1 > Baselines::noise(a, b);
+}
+
 // "1.012 ⚠ (0.4%)": a over b, flagged where a is slower beyond the noise.
 std::string compare(const Timed& a, const Timed& b) {
   const double r = ratio(a, b);
   if (r <= 0) return "—";
-  const double noise = Baselines::noise(a, b);
-  return fmt::format("{:.3f}{} ({:.1f}%)", r, r - 1 > noise ? " ⚠" : "", 100 * noise);
-}
-
-bool slower_beyond_noise(const Timed& a, const Timed& b) {
-  const double r = ratio(a, b);
-  return r > 0 && r - 1 > Baselines::noise(a, b);
+  return fmt::format("{:.3f}{} ({:.1f}%)", r, slower_beyond_noise(a, b) ? " ⚠" : "",
+                     100 * Baselines::noise(a, b));
 }
 
 // "8B-bf16" → the layer's training step; throws naming the argument where it is not one.

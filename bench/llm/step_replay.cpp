@@ -9,7 +9,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "solutions/cuda/cublas_default.hpp"
 #include "solutions/cuda/cuda_check.hpp"
 #include "solutions/cuda/cuda_event.hpp"
 #include "tuner/operand_sets.hpp"
@@ -51,8 +50,7 @@ std::vector<PolicyTimes> replay_steps(Backend& backend, const Registry& registry
     for (std::size_t d = 0; d < distinct; ++d) {
       const Problem& problem = step.distinct[d].problem;
       const std::string& name = policies[p].names[d];
-      auto s = name == kDefaultSolutionName ? cuda::make_default_solution(problem)
-                                            : registry.from_name(backend_name, problem, name);
+      auto s = registry.from_name(backend_name, problem, name);  // "Default": cuBLAS's
       if (!s) {
         throw std::runtime_error(fmt::format("{} on {}: no provider rebuilds {}", policies[p].label,
                                              step.distinct[d].label(), name));

@@ -6,7 +6,6 @@
 #include <memory>
 #include <optional>
 
-#include "solutions/cuda/cublas_default.hpp"
 #include "tuner/error.hpp"
 #include "tuner/operand_sets.hpp"
 #include "tuner/profiler.hpp"
@@ -24,8 +23,7 @@ std::vector<Timed> sustained_times(Backend& backend, const Registry& registry,
   std::size_t workspace = 0;
   for (std::size_t i = 0; i < names.size(); ++i) {
     out[i].name = names[i];
-    auto s = names[i] == kDefaultSolutionName ? cuda::make_default_solution(problem)
-                                              : registry.from_name(backend_name, problem, names[i]);
+    auto s = registry.from_name(backend_name, problem, names[i]);  // "Default": cuBLAS's
     if (!s) {
       out[i].error = "no provider rebuilds this name";
     } else if (const Support support = s->supports(problem); !support) {
