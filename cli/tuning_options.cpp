@@ -105,6 +105,13 @@ void add_tuning_options(CLI::App& cmd, TunerOptions& tuner, TuningOptionTexts& t
       ->envname("GEMMTUNE_IDLE_BETWEEN_TURNS_MS")
       ->check(finite_non_negative())
       ->capture_default_str();
+  cmd.add_option("--burst-check-below-ms", timing.burst_check_below_ms,
+                 "Tuning: where Default takes less than this (ms), the challenger about to replace "
+                 "it is timed again beside it in bursts of back-to-back iterations, as a stream or "
+                 "a CUDA graph runs them, and must not be slower there (0 = off)")
+      ->envname("GEMMTUNE_BURST_CHECK_BELOW_MS")
+      ->check(finite_non_negative())
+      ->capture_default_str();
   cmd.add_option("--numerical-check", texts.numerical_check,
                  "Tuning: check candidates against Default: on, off, or ATOL_RTOL")
       ->check(numerical_check_value())

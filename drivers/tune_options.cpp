@@ -13,13 +13,14 @@ std::string describe_tuning(const TunerOptions& tuner) {
       "max_tuning_duration_ms={}\nmax_tuning_iterations={}\nmax_warmup_duration_ms={}\n"
       "max_warmup_iterations={}\nmax_finalists={}\nsettle_ms={}\nconfirmation_contenders={}\n"
       "rotating_buffer_mb={}\nflush_cache={}\ntiming_mode={}\nmin_gain_percent={}\n"
-      "trial_min_gain_percent={}\ntrial_turn_ms={}\nidle_between_turns_ms={}\nnumerical_check={}"
+      "trial_min_gain_percent={}\ntrial_turn_ms={}\nidle_between_turns_ms={}\n"
+      "burst_check_below_ms={}\nnumerical_check={}"
       "\nsearch={}\nproviders={}"
       "\nworkspace_mb={}\nseed={}\n",
       t.max_tuning_duration_ms, t.max_tuning_iterations, t.max_warmup_duration_ms,
       t.max_warmup_iterations, t.max_finalists, t.settle_duration_ms, t.confirmation_contenders,
       rotating, t.flush_cache, to_string(t.mode), 100 * tuner.min_gain, 100 * tuner.trial_min_gain,
-      t.trial_turn_ms, t.idle_between_turns_ms, to_string(tuner.check),
+      t.trial_turn_ms, t.idle_between_turns_ms, t.burst_check_below_ms, to_string(tuner.check),
       tuner.search.space == SearchSpace::Exhaustive ? "exhaustive" : "heuristic",
       tuner.search.providers.empty() ? std::string("all")
                                      : fmt::format("{}", fmt::join(tuner.search.providers, ",")),

@@ -70,4 +70,21 @@ Measurement Profiler::run(Solution& solution, const Problem& problem, const Phas
   return m;
 }
 
+Measurement Profiler::run_burst(Solution& solution, const Problem& problem, int iterations) {
+  Measurement m;
+  auto timer = backend_.make_timer(mode_);
+  void* stream = backend_.stream();
+  const int count =
+      std::clamp(iterations, 1, mode_ == TimingMode::Queued ? kMaxQueuedChunk : kMaxChunk);
+  timer->begin_iteration();
+  for (int i = 0; i < count && m.status; ++i) {
+    m.status = solution.run(problem, operands_.next(), stream);
+  }
+  timer->end_iteration();
+  const std::vector<double> samples = timer->collect_ms();
+  if (m.status && samples.size() == 1) m.samples_ms.push_back(samples.front() / count);
+  m.stats = summarize(m.samples_ms);
+  return m;
+}
+
 }  // namespace gemmtune

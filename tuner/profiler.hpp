@@ -14,6 +14,8 @@
 // With `stop_above_ms` > 0 the phase ends after its first sample where that sample exceeds it:
 // screening's early cut (screening_cut_ms), for candidates far too slow to be worth nine more.
 //
+// run_burst is the other way to time: many iterations between one begin/end pair (the burst check).
+//
 // A failed RunStatus stops the phase and is returned; exceptions from the solution propagate.
 #pragma once
 
@@ -41,6 +43,11 @@ class Profiler {
 
   Measurement run(Solution& solution, const Problem& problem, const PhaseCaps& caps,
                   double stop_above_ms = 0);
+  // One burst: `iterations` runs back to back (each on the next operand set, no cache flush)
+  // between one begin/end pair of the timer, queued as the mode says. Its one sample is the
+  // burst's time divided by `iterations`: the time an iteration takes when nothing separates it
+  // from the one before, as in a program's stream or a CUDA graph.
+  Measurement run_burst(Solution& solution, const Problem& problem, int iterations);
 
  private:
   Backend& backend_;

@@ -41,6 +41,7 @@ void require_finite_options(const TunerOptions& o) {
       {"settle_duration_ms", t.settle_duration_ms},
       {"trial_turn_ms", t.trial_turn_ms},
       {"idle_between_turns_ms", t.idle_between_turns_ms},
+      {"burst_check_below_ms", t.burst_check_below_ms},
       {"alpha", o.alpha},
       {"beta", o.beta},
       {"default_margin_sigmas", o.default_margin_sigmas},

@@ -68,7 +68,8 @@ void TuningRun::run() {
       !timed("operands", [&] { return allocate_operands(); }) ||
       !timed("screen", [&] { return warm_up_and_screen(); }) || !timed("check", check) ||
       !timed("measure", [&] { return measure(); }) ||
-      !timed("confirm", [&] { return confirm(); }) || !timed("trial", [&] { return trial(); })) {
+      !timed("confirm", [&] { return confirm(); }) || !timed("trial", [&] { return trial(); }) ||
+      !timed("burst", [&] { return burst_check(); })) {
     return;
   }
   timed("select", [&] {

@@ -4,11 +4,12 @@
 // candidate has its disposition):
 //
 //   enumerate → drop_unsupported → allocate_operands → warm_up_and_screen → check_reference →
-//   check_and_screen → measure → confirm → trial → select
+//   check_and_screen → measure → confirm → trial → burst_check → select
 //
 // tuning_run.cpp holds the enumeration, the operands and the bookkeeping;
 // tuning_run_screening.cpp the cheap filters (warm-up, screening, numerical check);
-// tuning_run_selection.cpp the measurement in rounds, the confirmation, the trial and the verdict.
+// tuning_run_selection.cpp the measurement in rounds, the confirmation, the trial and the verdict;
+// tuning_run_burst.cpp the burst check of the challenger about to replace Default.
 // Internal to the tuner.
 #pragma once
 
@@ -16,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tuner/candidate.hpp"
@@ -48,6 +50,7 @@ class TuningRun {
   bool measure();
   bool confirm();
   bool trial();
+  bool burst_check();
   void select();
 
   // Bookkeeping.
@@ -84,6 +87,15 @@ class TuningRun {
   bool worth_a_trial(const Candidate& c) const;
   // Why the fastest challenger, faster than Default, did not replace it.
   std::string kept_default_reason(const Candidate& fastest) const;
+  // The challenger that replaces Default on what has been measured so far (the fastest, by the
+  // minimum gain or its trial; after a burst check turned one down, the next only by the gain
+  // that needs no trial); none where Default stays.
+  Candidate* replacing_challenger() const;
+  // The lead a challenger needs on the confirmation alone where a trial could have run.
+  double untried_gain() const;
+  // `c` and Default in interleaved bursts (burst_check); false when Default failed. Sets
+  // `c_slower` when Default was faster back to back beyond the noise, and `c`'s reason either way.
+  bool compare_back_to_back(Candidate& c, bool& c_slower);
 
   Backend& backend_;
   const Registry& registry_;
@@ -115,6 +127,10 @@ class TuningRun {
   double tried_confirmation_gain_ = 0;
   std::string tried_why_;  // why its confirmation did not decide: for its reason
   bool trial_passed_ = false;
+  // Challengers the burst check turned down, in the order it did; the one it let through, with
+  // its burst times for the winner's reason.
+  std::vector<Candidate*> slower_back_to_back_;
+  std::pair<const Candidate*, std::string> checked_back_to_back_{nullptr, {}};
 };
 
 }  // namespace gemmtune

@@ -236,9 +236,8 @@ bool TuningRun::trial() {
   const double least = options_.trial_min_gain;
   if (!trial_enabled() || challengers_.empty()) return true;
   Candidate& fastest = *challengers_.front();
-  const double untried_gain = kTrialUpToMinGainTimes * options_.min_gain;
-  if (beats_reference(fastest, untried_gain) || !worth_a_trial(fastest) ||
-      !trial_fits(timing_, reference_->report.stats.median_ms)) {
+  if (!trial_fits(timing_, reference_->report.stats.median_ms) ||
+      beats_reference(fastest, untried_gain()) || !worth_a_trial(fastest)) {
     return true;
   }
   tried_ = &fastest;
@@ -248,7 +247,7 @@ bool TuningRun::trial() {
                : !beats_reference(fastest, options_.min_gain)
                    ? std::string("within the noise")
                    : fmt::format("less than the {:.2f}% that replaces Default without a trial",
-                                 100 * untried_gain);
+                                 100 * untried_gain());
   if (!measure_in_rounds({reference_, &fastest}, trial_caps(timing_), "trial")) {
     return reference_failed();
   }
@@ -259,6 +258,22 @@ bool TuningRun::trial() {
   }
   trial_passed_ = beats_reference(fastest, least) && first_turn_behind(fastest, *reference_) == 0;
   return true;
+}
+
+double TuningRun::untried_gain() const {
+  return trial_enabled() && trial_fits(timing_, reference_->report.stats.median_ms)
+             ? kTrialUpToMinGainTimes * options_.min_gain
+             : options_.min_gain;
+}
+
+Candidate* TuningRun::replacing_challenger() const {
+  if (challengers_.empty()) return nullptr;
+  Candidate* fastest = challengers_.front();
+  if (fastest == tried_) return trial_passed_ ? fastest : nullptr;
+  // The fastest had its chance at a trial; one behind a challenger the burst check turned down
+  // had none, so it needs the lead that replaces Default without one.
+  const double gain = slower_back_to_back_.empty() ? options_.min_gain : untried_gain();
+  return beats_reference(*fastest, gain) ? fastest : nullptr;
 }
 
 std::string TuningRun::kept_default_reason(const Candidate& fastest) const {
@@ -304,23 +319,31 @@ std::string TuningRun::kept_default_reason(const Candidate& fastest) const {
 }
 
 void TuningRun::select() {
-  // The lowest median, if it beats Default beyond the noise and by the minimum gain (or passed the
-  // trial); else Default.
+  // The challenger that replaces Default (replacing_challenger), else Default.
   Candidate& reference = *reference_;
   Candidate* fastest = challengers_.empty() ? nullptr : challengers_.front();
   Candidate* winner = &reference;
-  const bool replaces =
-      fastest != nullptr &&
-      (fastest == tried_ ? trial_passed_ : beats_reference(*fastest, options_.min_gain));
-  if (replaces) {
-    winner = fastest;
-    if (fastest == tried_) {
+  if (Candidate* replacing = replacing_challenger()) {
+    winner = replacing;
+    if (winner == tried_) {
       winner->report.reason = fmt::format(
           "{} median {:.2f}% below Default's, {}; in the trial ({} turns of {:g} ms) {:.2f}% "
           "below, ahead in every turn",
           confirmed_ ? "confirmation" : "measurement", 100 * tried_confirmation_gain_, tried_why_,
-          kTrialTurns, timing_.trial_turn_ms, 100 * gain_over(*fastest, reference));
+          kTrialTurns, timing_.trial_turn_ms, 100 * gain_over(*winner, reference));
     }
+    if (checked_back_to_back_.first == winner) {
+      std::string& reason = winner->report.reason;
+      reason = reason.empty() ? checked_back_to_back_.second
+                              : fmt::format("{}; {}", reason, checked_back_to_back_.second);
+    }
+  } else if (fastest != nullptr && !slower_back_to_back_.empty() && fastest != tried_ &&
+             gain_over(*fastest, reference) > 0) {
+    fastest->report.reason = fmt::format(
+        "{} median {:.2f}% below Default's, less than the {:.2f}% that replaces Default without "
+        "a trial, after a faster challenger was slower back to back",
+        confirmed_ ? "confirmation" : "measurement", 100 * gain_over(*fastest, reference),
+        100 * untried_gain());
   } else if (fastest != nullptr && (fastest == tried_ || (reference.report.stats.median_ms > 0 &&
                                                           fastest->report.stats.median_ms <
                                                               reference.report.stats.median_ms))) {

@@ -40,6 +40,7 @@ struct Options {
   double trial_min_gain_percent = 100 * TunerOptions{}.trial_min_gain;
   double trial_turn_ms = TimingPolicy{}.trial_turn_ms;
   double idle_between_turns_ms = TimingPolicy{}.idle_between_turns_ms;
+  double burst_check_below_ms = TimingPolicy{}.burst_check_below_ms;
   // NVML every this many ms, for each problem's device state (0 = off): 25 gives the finalists'
   // phases of a prefill GEMM about ten samples.
   int monitor_ms = 25;
@@ -76,7 +77,7 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       "heuristic search "
       "space, workspace {} MiB, warmup {} it, screening {} it / {} ms, keep factor {}, {} "
       "finalists, {}, measurement {} it / {} ms, {}, {} timing, numerical check "
-      "against Default, winner must beat Default by {} standard errors and by at least {}%{}\n"
+      "against Default, winner must beat Default by {} standard errors and by at least {}%{}{}\n"
       "- re-measurement: one operand set rotation per problem (≥ 2×L2 = {:.0f} MiB, as the tuner "
       "plans it) and one profiler for all solutions; warmup {} it each, then a sweep of {} "
       "interleaved rounds (the order turning by one entry each round) of {} it / {} ms per "
@@ -120,6 +121,11 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
                         "Default, by {}% and in every turn)",
                         100 * tuner.trial_min_gain, kTrialTurns, t.trial_turn_ms,
                         100 * tuner.trial_min_gain)
+          : std::string(),
+      t.burst_check_below_ms > 0
+          ? fmt::format(", and where Default takes under {} ms not be slower than it beyond noise "
+                        "in {} interleaved rounds of a burst of {} iterations back to back",
+                        t.burst_check_below_ms, kBurstRounds, kBurstIterations)
           : std::string(),
       mib(2 * d.last_level_cache_bytes), o.remeasure.warmup.max_iterations, o.remeasure.rounds,
       o.remeasure.caps.max_iterations, o.remeasure.caps.max_duration_ms,
@@ -196,6 +202,7 @@ int run(const Options& o, const std::string& command) {
   tuner_options.trial_min_gain = o.trial_min_gain_percent / 100;
   tuner_options.timing.trial_turn_ms = o.trial_turn_ms;
   tuner_options.timing.idle_between_turns_ms = o.idle_between_turns_ms;
+  tuner_options.timing.burst_check_below_ms = o.burst_check_below_ms;
   Tuner tuner(backend, *session.registry, tuner_options);
   const ReportHeader header = make_header(backend, tuner_options, o, command);
   // The device's clocks and power beside each problem's two measurements (device_state.hpp).
@@ -311,6 +318,10 @@ int main(int argc, char** argv) {
   app.add_option("--idle-between-turns-ms", o.idle_between_turns_ms,
                  "The tuner's idle time after every finalist's turn (gemmtune tune "
                  "--idle-between-turns-ms), for comparisons")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--burst-check-below-ms", o.burst_check_below_ms,
+                 "The tuner's burst check (gemmtune tune --burst-check-below-ms; 0 = off), for "
+                 "comparisons")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--monitor-ms", o.monitor_ms,
                  "NVML sampling interval for the device state beside each problem's tuning and "

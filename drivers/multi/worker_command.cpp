@@ -60,6 +60,7 @@ std::vector<std::string> worker_arguments(const std::string& executable, const T
               {"--trial-min-gain-percent", fmt::format("{}", 100 * tuner.trial_min_gain)});
   args.insert(args.end(), {"--trial-turn-ms", fmt::format("{}", t.trial_turn_ms)});
   args.insert(args.end(), {"--idle-between-turns-ms", fmt::format("{}", t.idle_between_turns_ms)});
+  args.insert(args.end(), {"--burst-check-below-ms", fmt::format("{}", t.burst_check_below_ms)});
   if (options.verbose) args.emplace_back("--verbose");  // its candidates, on stderr
   if (!tuner.search.providers.empty()) {
     args.insert(args.end(),

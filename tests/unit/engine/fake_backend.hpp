@@ -20,6 +20,9 @@ namespace gemmtune::testing {
 
 struct FakeClock {
   double now_ms = 0;
+  // Solution runs since the last timer begin: the second and later of one timed region ran
+  // right behind another, with no event between them (a burst).
+  int runs_since_begin = 0;
 };
 
 class FakeBuffer final : public Buffer {
@@ -36,7 +39,10 @@ class FakeBuffer final : public Buffer {
 class FakeTimer final : public IterationTimer {
  public:
   explicit FakeTimer(FakeClock& clock, int& collects) : clock_(clock), collects_(collects) {}
-  void begin_iteration() override { start_ = clock_.now_ms; }
+  void begin_iteration() override {
+    start_ = clock_.now_ms;
+    clock_.runs_since_begin = 0;
+  }
   void end_iteration() override { samples_.push_back(clock_.now_ms - start_); }
   std::vector<double> collect_ms() override {
     ++collects_;
@@ -139,6 +145,9 @@ struct FakeSolutionState {
   Support support = Support::yes();
   int calls = 0;
   std::vector<const void*> c_pointers;  // every C it wrote to
+  // Added to a run right behind another in one timed region (a burst), as a kernel slowed down
+  // by one that starts early behind it.
+  double back_to_back_extra_ms = 0;
 };
 
 // fp32 NN GEMM computed naively; the fake clock advances by the programmed time per call.
@@ -152,6 +161,7 @@ class FakeSolution final : public Solution {
     const int call = state_->calls++;
     state_->c_pointers.push_back(o.c);
     clock_.now_ms += state_->time_ms(call);
+    if (clock_.runs_since_begin++ > 0) clock_.now_ms += state_->back_to_back_extra_ms;
     if (state_->behaviour == Behaviour::Throw) throw std::runtime_error("kaboom");
     if (state_->behaviour == Behaviour::Fail) return RunStatus::failure("status 13");
     if (state_->behaviour == Behaviour::NoWrite) return RunStatus::success();

@@ -172,5 +172,39 @@ TEST_F(ProfilerFixture, ExceptionsPropagate) {
   EXPECT_THROW(run({10, 1000}), std::runtime_error);
 }
 
+TEST_F(ProfilerFixture, ABurstIsOneSampleOfItsIterationsBackToBack) {
+  // One timer pair around the whole burst, its time shared out per iteration, each iteration on
+  // the next operand set and with no flush even where the phases flush.
+  constant(1.0);
+  state->back_to_back_extra_ms = 0.5;  // each run after the first in the timed region
+  RotationPlan plan;
+  plan.copies = 3;
+  OperandSets sets(backend, problem, plan, 0, 1, 1.0, 0.0);
+  Profiler profiler(backend, sets, /*flush_between_iterations=*/true, TimingMode::Queued);
+  FakeSolution solution(backend.clock, state);
+  const int collects_before = backend.collects;
+  const Measurement m = profiler.run_burst(solution, problem, 4);
+  ASSERT_TRUE(m.status);
+  ASSERT_EQ(m.samples_ms.size(), 1u);
+  EXPECT_DOUBLE_EQ(m.samples_ms.front(), (4 * 1.0 + 3 * 0.5) / 4);
+  EXPECT_EQ(state->calls, 4);
+  EXPECT_EQ(backend.collects - collects_before, 1);
+  EXPECT_EQ(backend.flushes, 0);
+  EXPECT_NE(state->c_pointers[0], state->c_pointers[1]);
+  EXPECT_EQ(state->c_pointers[0], state->c_pointers[3]);
+}
+
+TEST_F(ProfilerFixture, AFailedRunLeavesABurstWithoutASample) {
+  constant(1.0);
+  state->behaviour = Behaviour::Fail;
+  OperandSets sets(backend, problem, RotationPlan{}, 0, 1, 1.0, 0.0);
+  Profiler profiler(backend, sets, false, TimingMode::Queued);
+  FakeSolution solution(backend.clock, state);
+  const Measurement m = profiler.run_burst(solution, problem, 20);
+  EXPECT_FALSE(m.status);
+  EXPECT_EQ(state->calls, 1);
+  EXPECT_TRUE(m.samples_ms.empty());
+}
+
 }  // namespace
 }  // namespace gemmtune

@@ -78,7 +78,7 @@ TEST_F(TunerFixture, ReportsWhereTheTimeWent) {
     sum += p.seconds;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"enumerate", "operands", "screen", "check", "measure",
-                                             "confirm", "trial", "select"}));
+                                             "confirm", "trial", "burst", "select"}));
   EXPECT_LE(sum, r.elapsed_s);
   EXPECT_EQ(describe_phases(r).rfind("enumerate ", 0), 0u) << describe_phases(r);
 
@@ -1117,6 +1117,109 @@ TEST(BeatsDefaultPaired, PairsOnlyTheRoundsBothRan) {
                                    std::vector<double>{2, 2, 2, 2, kNoRound}, 2.0));
   EXPECT_TRUE(beats_default_paired(std::vector<double>{1, 1.01, kNoRound, 1, 1},
                                    std::vector<double>{2, 2, 0.1, 2, 2}, 2.0));
+}
+
+// The burst check: where Default is short (here below 5 ms), the challenger about to replace it
+// is timed again in bursts of back-to-back iterations. `BehindItself` is 20% ahead with an event
+// between iterations but 0.5 ms slower behind another run of itself: 1.275 ms an iteration in a
+// burst of 20, against Default's 1.0.
+TEST_F(TunerFixture, BurstCheckTurnsDownAWinnerSlowerBackToBack) {
+  options.timing.burst_check_below_ms = 5;
+  provider->add("Default", 1.0);
+  provider->add("BehindItself", 0.8)->back_to_back_extra_ms = 0.5;
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Default");
+  const CandidateReport& turned_down = find(r, "BehindItself");
+  EXPECT_EQ(turned_down.disposition, Disposition::Slower);
+  EXPECT_NE(turned_down.reason.find("median 20.00% below Default's per iteration, but back to back "
+                                    "(8 bursts of 20 iterations) 27.50% above Default's (1.275 ms "
+                                    "an iteration against 1), beyond the noise"),
+            std::string::npos)
+      << turned_down.reason;
+  // Its confirmation's times stay what it reports, not the bursts'.
+  EXPECT_NEAR(turned_down.stats.median_ms, 0.8, 1e-9);
+  EXPECT_NE(describe_phases(r).find(", burst "), std::string::npos) << describe_phases(r);
+}
+
+TEST_F(TunerFixture, BurstCheckTakesTheNextChallengerThatKeepsUpBackToBack) {
+  options.timing.burst_check_below_ms = 5;
+  provider->add("Default", 1.0);
+  provider->add("BehindItself", 0.8)->back_to_back_extra_ms = 0.5;
+  provider->add("Steady", 0.9);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Steady");
+  EXPECT_NE(find(r, "Steady")
+                .reason.find("back to back (8 bursts of 20 iterations) 10.00% below "
+                             "Default's"),
+            std::string::npos)
+      << find(r, "Steady").reason;
+  EXPECT_NE(find(r, "BehindItself").reason.find("beyond the noise"), std::string::npos);
+}
+
+TEST_F(TunerFixture, BurstCheckNeedsTheNoTrialLeadOfTheNextChallenger) {
+  options.timing.burst_check_below_ms = 5;
+  options.timing.trial_turn_ms = 20;  // a trial fits these 1 ms GEMMs
+  provider->add("Default", 1.0);
+  provider->add("BehindItself", 0.8)->back_to_back_extra_ms = 0.5;
+  provider->add("TwoPercent", 0.98);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Default");
+  EXPECT_NE(find(r, "TwoPercent")
+                .reason.find("2.00% below Default's, less than the 3.00% that replaces Default "
+                             "without a trial, after a faster challenger was slower back to back"),
+            std::string::npos)
+      << find(r, "TwoPercent").reason;
+}
+
+TEST_F(TunerFixture, BurstCheckLetsThroughAWinnerThatKeepsUpAndRunsOnlyWhereAsked) {
+  provider->add("Default", 1.0);
+  auto fast = provider->add("Fast", 0.8);
+  fast->back_to_back_extra_ms = 0.05;  // 0.8475 ms an iteration back to back: still ahead
+  options.timing.burst_check_below_ms = 5;
+  TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Fast");
+  EXPECT_NE(find(r, "Fast").reason.find("back to back (8 bursts of 20 iterations) 15.25% below "
+                                        "Default's (0.8475 ms an iteration against 1)"),
+            std::string::npos)
+      << find(r, "Fast").reason;
+
+  // Slower back to back, but no check: Default at or above the threshold, the check off, or a
+  // cache flush before every iteration (which a burst cannot have).
+  fast->back_to_back_extra_ms = 0.5;
+  for (const double below_ms : {1.0, 0.0}) {
+    options.timing.burst_check_below_ms = below_ms;
+    const int calls = fast->calls;
+    r = tune();
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.winner, "Fast") << below_ms;
+    EXPECT_EQ(find(r, "Fast").reason.find("back to back"), std::string::npos) << below_ms;
+    EXPECT_LT(fast->calls - calls, 200) << below_ms;  // no 160 iterations of bursts either
+  }
+  options.timing.burst_check_below_ms = 5;
+  options.timing.flush_cache = true;
+  r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Fast");
+}
+
+TEST_F(TunerFixture, DefaultFailingInTheBurstCheckEndsTheProblem) {
+  options.timing.burst_check_below_ms = 5;
+  auto reference = provider->add("Default", 1.0);
+  provider->add("Fast", 0.8);
+  // Default fails once it runs far behind itself with no timer between: in a burst (the numerical
+  // check's few untimed runs stay short of that).
+  reference->time_ms = [&clock = backend.clock, state = reference.get()](int) {
+    if (clock.runs_since_begin >= 5) state->behaviour = Behaviour::Fail;
+    return 1.0;
+  };
+  const TuningReport r = tune();
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("'Default' failed: burst: status 13"), std::string::npos) << r.error;
+  EXPECT_EQ(find(r, "Fast").disposition, Disposition::Failed);
 }
 
 }  // namespace

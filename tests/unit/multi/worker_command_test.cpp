@@ -29,6 +29,7 @@ TEST(WorkerCommand, PassesEveryTuningOption) {
   o.tuner.timing.mode = TimingMode::Immediate;
   o.tuner.timing.trial_turn_ms = 12;
   o.tuner.timing.idle_between_turns_ms = 7.5;
+  o.tuner.timing.burst_check_below_ms = 0.35;
   o.tuner.min_gain = 0.025;
   o.tuner.trial_min_gain = 0.004;
   o.tuner.check = parse_numerical_check("1e-05_0.001");
@@ -55,6 +56,7 @@ TEST(WorkerCommand, PassesEveryTuningOption) {
   EXPECT_EQ(value_after(args, "--trial-min-gain-percent"), "0.4");
   EXPECT_EQ(value_after(args, "--trial-turn-ms"), "12");
   EXPECT_EQ(value_after(args, "--idle-between-turns-ms"), "7.5");
+  EXPECT_EQ(value_after(args, "--burst-check-below-ms"), "0.35");
   EXPECT_EQ(value_after(args, "--numerical-check"), "1e-05_0.001");
   EXPECT_EQ(value_after(args, "--search"), "exhaustive");
   EXPECT_EQ(value_after(args, "--workspace-mb"), "1.5");
