@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "tuner/dtype.hpp"
 #include "tuner/environment.hpp"
 #include "tuner/numerical_check.hpp"
+#include "tuner/solution.hpp"
 #include "tuner/timing_policy.hpp"
 
 namespace gemmtune {
@@ -50,6 +52,17 @@ class IterationTimer {
   virtual void end_iteration() = 0;
   // Waits for the timed work and returns one sample (ms) per iteration since the last collect.
   virtual std::vector<double> collect_ms() = 0;
+};
+
+// Runs captured once and replayed as a unit (a CUDA graph), as a program that captures its GEMMs
+// runs them: neither an event nor a launch gap between two runs.
+class CapturedRuns {
+ public:
+  virtual ~CapturedRuns() = default;
+  // Replays every captured run once between one pair of timing points, queued so that the host's
+  // time to launch the replay is not in it, and waits for it: ms per run; nullopt where this
+  // replay could not be timed (the stream was held until its timeout).
+  virtual std::optional<double> replay_ms_per_run() = 0;
 };
 
 // While it lives, a backend's device is the calling thread's current device (see
@@ -107,6 +120,16 @@ class Backend {
   // (TimingMode::Queued: the samples are device time) or must run as issued; a backend whose
   // timer has only one way (the CPU's steady clock) ignores it.
   virtual std::unique_ptr<IterationTimer> make_timer(TimingMode mode) = 0;
+
+  // Optional: `runs` calls of `issue`, each queueing one run on the stream it is given, captured
+  // for replay, and replayed once untimed (a first replay uploads the work). Null where the
+  // backend cannot capture (`why` left empty: the CPU) or the capture failed (`why` says why: a
+  // run that failed, work that cannot be captured); a lost device throws DeviceError.
+  virtual std::unique_ptr<CapturedRuns> capture_runs(
+      const std::function<RunStatus(void* stream)>& /*issue*/, int /*runs*/, std::string& why) {
+    why.clear();
+    return nullptr;
+  }
 
   // Optional: the numerical check where the outputs are. Both take buffers laid out as the
   // problem's C; nullopt means "not on this backend", and the tuner then reads the outputs back

@@ -98,14 +98,15 @@ struct TimingPolicy {
   // to back, after the settle.
   double idle_between_turns_ms = 0;
   // The burst check: where Default takes less than this (ms per iteration), a challenger about to
-  // replace it is timed again beside it in bursts of back-to-back iterations with one pair of
-  // events around each burst, and does not replace it if it is slower there beyond the noise. An
-  // event recorded between two kernels keeps the second from starting early (programmatic
+  // replace it is timed again beside it in bursts of back-to-back runs with one pair of events
+  // around each, and in replays of runs captured into a graph where the backend can capture
+  // (Backend::capture_runs), and does not replace it if it is slower either way beyond the noise.
+  // An event recorded between two kernels keeps the second from starting early (programmatic
   // dependent launch), so the per-iteration samples cannot see how a kernel runs right behind
   // another, which is how a program's stream or CUDA graph runs it: on an H200 a skinny kernel
   // 13% faster than Default per iteration took 19% longer back to back and 22% longer from a
   // graph (bench/results/2026-11-28-h200-run83-details.md, #34). 0 = no burst check; none with
-  // flush_cache either (a burst has no flushes between its iterations).
+  // flush_cache either (a burst has no flushes between its runs).
   double burst_check_below_ms = 0.2;
   // Device time alone by default (see TimingMode). Backends with one way to time (the CPU's
   // steady clock) ignore it.
@@ -171,8 +172,9 @@ inline bool trial_fits(const TimingPolicy& p, double default_median_ms) {
 inline PhaseCaps trial_caps(const TimingPolicy& p) {
   return {0, kTrialTurns * p.trial_turn_ms};
 }
-// The burst check's bursts: kBurstIterations back-to-back iterations between one pair of events,
-// in kBurstRounds interleaved rounds of one burst per solution.
+// The burst check's bursts: kBurstIterations back-to-back runs between one pair of events (and as
+// many captured for each graph replay), in kBurstRounds interleaved rounds of one burst and one
+// replay per solution.
 inline constexpr int kBurstIterations = 20;
 inline constexpr int kBurstRounds = 8;
 inline bool burst_check_applies(const TimingPolicy& p, double default_median_ms) {

@@ -10,8 +10,6 @@
 #include <optional>
 #include <thread>
 
-#include "bench/llm/burst_timing.hpp"
-#include "bench/llm/graph_timing.hpp"
 #include "solutions/cuda/cublas_default.hpp"
 #include "solutions/cuda/cublaslt_heuristic_top.hpp"
 #include "tuner/error.hpp"
@@ -215,18 +213,19 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
     // The evaluation's entries again, in interleaved rounds of their own: each iteration run as
     // issued (immediate), bursts run back to back, and replays of a captured graph.
     Profiler immediate(backend, sets, out.rotation.flush, TimingMode::Immediate);
-    cuda::StreamHold hold;
-    const auto stream = static_cast<cudaStream_t>(backend.stream());
     std::vector<std::vector<double>> immediate_ms(picked.size()), burst_ms(picked.size()),
         graph_ms(picked.size());
     std::vector<bool> immediate_failed(picked.size()), burst_failed(picked.size()),
         graph_failed(picked.size());
-    std::vector<std::unique_ptr<CapturedIterations>> graphs;
+    std::vector<std::unique_ptr<CapturedRuns>> graphs;
     for (std::size_t k = 0; k < picked.size(); ++k) {
       Entry& e = entries[picked[k]];
-      graphs.push_back(std::make_unique<CapturedIterations>(*e.solution, problem, sets, stream));
-      if (!graphs.back()->ok()) {
-        out.graph_error = fmt::format("{}: {}", e.timed.name, graphs.back()->error());
+      std::string why;
+      graphs.push_back(backend.capture_runs(
+          [&](void* stream) { return e.solution->run(problem, sets.next(), stream); },
+          kBurstIterations, why));
+      if (!graphs.back()) {
+        out.graph_error = fmt::format("{}: {}", e.timed.name, why);
         graph_failed[k] = true;
       }
     }
@@ -246,18 +245,22 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
           }
         }
         if (!burst_failed[k]) {
-          BurstSample b;
+          std::string why;
+          Measurement b;
           try {
-            b = burst_sample(*e.solution, problem, sets, hold, backend.stream());
+            b = profiler.run_burst(*e.solution, problem, kBurstIterations);
+            why = !b.status              ? b.status.error
+                  : b.samples_ms.empty() ? std::string("the timer lost the burst's sample")
+                                         : std::string();
           } catch (const DeviceError&) {
             throw;
           } catch (const std::exception& x) {
-            b.error = x.what();
+            why = x.what();
           }
-          if (b.error.empty()) {
-            burst_ms[k].push_back(b.ms_per_iteration);
+          if (why.empty()) {
+            burst_ms[k].push_back(b.samples_ms.front());
           } else {
-            out.burst_error = fmt::format("{}: {}", e.timed.name, b.error);
+            out.burst_error = fmt::format("{}: {}", e.timed.name, why);
             burst_failed[k] = true;
           }
         }
@@ -265,7 +268,7 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
           std::string why = "the stream was held until the timeout";
           double ms = 0;  // none
           try {
-            ms = graphs[k]->replay_ms_per_iteration(hold, stream).value_or(0.0);
+            ms = graphs[k]->replay_ms_per_run().value_or(0.0);
           } catch (const DeviceError&) {
             throw;
           } catch (const std::exception& x) {

@@ -18,10 +18,10 @@
 // RemeasureOptions::headroom_gap_ms).
 //
 // For GEMMs under `small_below_ms`, the evaluation's solutions are timed three more ways, in
-// interleaved rounds of their own: back to back without per-iteration events
-// (the burst time, burst_timing.hpp: what a program running its GEMMs one after another sees),
-// replayed from a CUDA graph (graph_timing.hpp: what a program that captures its decode step into
-// a graph sees), and with each iteration run as issued (TimingMode::Immediate: the host's launch
+// interleaved rounds of their own: back to back without per-iteration events (the burst time,
+// Profiler::run_burst: what a program running its GEMMs one after another sees), replayed from a
+// CUDA graph (Backend::capture_runs: what a program that captures its decode step into a graph
+// sees), and with each iteration run as issued (TimingMode::Immediate: the host's launch
 // time is in the samples where it exceeds the device's, as in an eager program). A diagnostic also
 // rides along: the host time of one numerical check as the tuner makes it (run into the check C,
 // compare with Default's output; on the device where the backend compares there, as CUDA's does).

@@ -124,7 +124,8 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
           : std::string(),
       t.burst_check_below_ms > 0
           ? fmt::format(", and where Default takes under {} ms not be slower than it beyond noise "
-                        "in {} interleaved rounds of a burst of {} iterations back to back",
+                        "in {} interleaved rounds of a burst of {} runs back to back and a replay "
+                        "of as many from a CUDA graph",
                         t.burst_check_below_ms, kBurstRounds, kBurstIterations)
           : std::string(),
       mib(2 * d.last_level_cache_bytes), o.remeasure.warmup.max_iterations, o.remeasure.rounds,

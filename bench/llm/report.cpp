@@ -381,7 +381,7 @@ std::string render_markdown(const ReportHeader& h, const std::vector<BenchRow>& 
   md += fmt::format("| geomean speedup, decode ≥ {:.2f}× | {:.3f}× over {} problems | {} |\n",
                     kTargetGeomeanDecode, w_decode.geometric(), w_decode.count,
                     verdict(w_decode.count > 0 && w_decode.geometric() >= kTargetGeomeanDecode));
-  // The decode target again on burst and graph-replay times (burst_timing.hpp, graph_timing.hpp):
+  // The decode target again on burst and graph-replay times (Profiler::run_burst, Backend::capture_runs):
   // per-iteration events add about the same device time to every solution's sample, which
   // narrows the ratios of the smallest GEMMs; a graph has no launch gaps either.
   for (const OtherTiming way :

@@ -17,6 +17,7 @@
 #include "solutions/cuda/cuda_device.hpp"
 #include "solutions/cuda/cuda_timer.hpp"
 #include "solutions/cuda/fill_random.hpp"
+#include "solutions/cuda/graph_runs.hpp"
 #include "solutions/cuda/host_convert.hpp"
 #include "tuner/error.hpp"
 
@@ -237,13 +238,29 @@ void CudaBackend::flush_cache() {
       cudaMemsetAsync(flush_buffer_->data(), 0, flush_buffer_->bytes(), stream_.get()));
 }
 
-std::unique_ptr<IterationTimer> CudaBackend::make_timer(TimingMode mode) {
-  if (mode == TimingMode::Immediate) return std::make_unique<cuda::EventTimer>(stream_.get());
+cuda::StreamHold& CudaBackend::stream_hold() {
   if (!stream_hold_) {
     const cuda::ScopedDevice device(ordinal_);
     stream_hold_ = std::make_unique<cuda::StreamHold>();
   }
-  return std::make_unique<cuda::EventTimer>(stream_.get(), stream_hold_.get());
+  return *stream_hold_;
+}
+
+std::unique_ptr<IterationTimer> CudaBackend::make_timer(TimingMode mode) {
+  if (mode == TimingMode::Immediate) return std::make_unique<cuda::EventTimer>(stream_.get());
+  return std::make_unique<cuda::EventTimer>(stream_.get(), &stream_hold());
+}
+
+std::unique_ptr<CapturedRuns> CudaBackend::capture_runs(
+    const std::function<RunStatus(void* stream)>& issue, int runs, std::string& why) {
+  const cuda::ScopedDevice device(ordinal_);
+  auto graph = std::make_unique<cuda::GraphRuns>(issue, runs, stream_.get(), stream_hold());
+  if (!graph->ok()) {
+    why = graph->error();
+    return nullptr;
+  }
+  why.clear();
+  return graph;
 }
 
 namespace {

@@ -47,6 +47,9 @@ class CudaBackend final : public Backend {
   void synchronize() override;
   void flush_cache() override;
   std::unique_ptr<IterationTimer> make_timer(TimingMode mode) override;
+  // A CUDA graph captured from the backend's stream (graph_runs.hpp).
+  std::unique_ptr<CapturedRuns> capture_runs(const std::function<RunStatus(void* stream)>& issue,
+                                             int runs, std::string& why) override;
   // The numerical check on the device (compare_outputs.cu); nullopt for complex and fnuz types.
   std::optional<double> output_rms(const Problem& problem, const Buffer& output) override;
   std::optional<CheckResult> compare_outputs(const Problem& problem, const Buffer& reference,
@@ -59,13 +62,14 @@ class CudaBackend final : public Backend {
       const std::function<cudaError_t(cuda::CompareTotals*)>& launch,
       const std::function<cudaError_t(cuda::CompareTotals*)>& second = {});
   double read_element(const Buffer& buffer, DType dtype, std::int64_t index);
+  cuda::StreamHold& stream_hold();  // made on first use
 
   int ordinal_;
   DeviceProperties properties_;
   cuda::Stream stream_;
   std::unique_ptr<cuda::DeviceBuffer> flush_buffer_;  // made on first flush_cache
   std::unique_ptr<cuda::DeviceBuffer> totals_;        // made on first device check
-  std::unique_ptr<cuda::StreamHold> stream_hold_;     // made on first queued timer
+  std::unique_ptr<cuda::StreamHold> stream_hold_;     // made by stream_hold()
 };
 
 }  // namespace gemmtune

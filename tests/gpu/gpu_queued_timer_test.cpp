@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "device_test.hpp"
@@ -123,6 +125,48 @@ TEST_F(QueuedTimerTest, AFailedAllocationDoesNotFailTheNextHold) {
   backend_->fill_bytes(*buffer_, 3);
   timer->end_iteration();
   EXPECT_EQ(timer->collect_ms().size(), 1u);
+}
+
+// The burst check's graph replays (Backend::capture_runs): runs captured once and replayed whole,
+// so that neither the host's time to issue each run nor a launch gap is in the sample.
+TEST_F(QueuedTimerTest, CapturedRunsReplayWithoutTheHost) {
+  std::string why;
+  int issued = 0;
+  const auto slow_host_run = [&](void*) {
+    ++issued;
+    std::this_thread::sleep_for(kHostGap);
+    backend_->fill_bytes(*buffer_, 6);  // on the backend's stream, which is being captured
+    return RunStatus::success();
+  };
+  auto runs = backend_->capture_runs(slow_host_run, 20, why);
+  ASSERT_NE(runs, nullptr) << why;
+  EXPECT_EQ(issued, 20);  // issued while capturing, never again
+  for (int replay = 0; replay < 3; ++replay) {
+    const std::optional<double> ms = runs->replay_ms_per_run();
+    ASSERT_TRUE(ms.has_value());
+    EXPECT_GT(*ms, 0);
+    EXPECT_LT(*ms, 0.2 * kHostGapMs) << "the replay ran the memsets without the host";
+  }
+  EXPECT_EQ(issued, 20);
+}
+
+TEST_F(QueuedTimerTest, AFailedCaptureSaysWhyAndLeavesTheStreamUsable) {
+  std::string why;
+  int issued = 0;
+  const auto failing_run = [&](void*) {
+    backend_->fill_bytes(*buffer_, 7);
+    return ++issued < 3 ? RunStatus::success() : RunStatus::failure("status 13");
+  };
+  EXPECT_EQ(backend_->capture_runs(failing_run, 20, why), nullptr);
+  EXPECT_EQ(issued, 3);
+  EXPECT_EQ(why, "a run failed during capture: status 13");
+  // The capture ended: the stream runs and times work again.
+  auto timer = backend_->make_timer(TimingMode::Queued);
+  timer->begin_iteration();
+  backend_->fill_bytes(*buffer_, 8);
+  timer->end_iteration();
+  EXPECT_EQ(timer->collect_ms().size(), 1u);
+  EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
 }
 
 }  // namespace

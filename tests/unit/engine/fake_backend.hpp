@@ -7,8 +7,10 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tuner/backend.hpp"
@@ -23,6 +25,7 @@ struct FakeClock {
   // Solution runs since the last timer begin: the second and later of one timed region ran
   // right behind another, with no event between them (a burst).
   int runs_since_begin = 0;
+  bool replaying = false;  // the runs are a replay of captured ones (a graph)
 };
 
 class FakeBuffer final : public Buffer {
@@ -54,6 +57,26 @@ class FakeTimer final : public IterationTimer {
   int& collects_;
   double start_ = 0;
   std::vector<double> samples_;
+};
+
+// Captured runs: each replay issues them again, one after another, on the fake clock.
+class FakeCapturedRuns final : public CapturedRuns {
+ public:
+  FakeCapturedRuns(FakeClock& clock, std::function<RunStatus(void*)> issue, int runs)
+      : clock_(clock), issue_(std::move(issue)), runs_(runs) {}
+  std::optional<double> replay_ms_per_run() override {
+    clock_.replaying = true;
+    clock_.runs_since_begin = 0;
+    const double start = clock_.now_ms;
+    for (int i = 0; i < runs_; ++i) (void)issue_(nullptr);
+    clock_.replaying = false;
+    return (clock_.now_ms - start) / runs_;
+  }
+
+ private:
+  FakeClock& clock_;
+  std::function<RunStatus(void*)> issue_;
+  int runs_;
 };
 
 class FakeBackend final : public Backend {
@@ -108,10 +131,25 @@ class FakeBackend final : public Backend {
     timer_modes.push_back(mode);
     return std::make_unique<FakeTimer>(clock, collects);
   }
+  std::unique_ptr<CapturedRuns> capture_runs(const std::function<RunStatus(void*)>& issue, int runs,
+                                             std::string& why) override {
+    why.clear();
+    ++captures;
+    if (!can_capture) return nullptr;
+    for (int i = 0; i < runs; ++i) {
+      if (const RunStatus status = issue(nullptr); !status) {
+        why = "a run failed during capture: " + status.error;
+        return nullptr;
+      }
+    }
+    return std::make_unique<FakeCapturedRuns>(clock, issue, runs);
+  }
 
   FakeClock clock;
   int flushes = 0;
   int collects = 0;
+  int captures = 0;                     // capture_runs calls
+  bool can_capture = true;              // false: no captures on this backend, as the CPU's
   std::vector<TimingMode> timer_modes;  // of every timer made
   int allocations = 0;
   std::size_t allocated_bytes = 0;
@@ -148,6 +186,8 @@ struct FakeSolutionState {
   // Added to a run right behind another in one timed region (a burst), as a kernel slowed down
   // by one that starts early behind it.
   double back_to_back_extra_ms = 0;
+  // Added to a run replayed from captured ones (a graph).
+  double graph_extra_ms = 0;
 };
 
 // fp32 NN GEMM computed naively; the fake clock advances by the programmed time per call.
@@ -162,6 +202,7 @@ class FakeSolution final : public Solution {
     state_->c_pointers.push_back(o.c);
     clock_.now_ms += state_->time_ms(call);
     if (clock_.runs_since_begin++ > 0) clock_.now_ms += state_->back_to_back_extra_ms;
+    if (clock_.replaying) clock_.now_ms += state_->graph_extra_ms;
     if (state_->behaviour == Behaviour::Throw) throw std::runtime_error("kaboom");
     if (state_->behaviour == Behaviour::Fail) return RunStatus::failure("status 13");
     if (state_->behaviour == Behaviour::NoWrite) return RunStatus::success();

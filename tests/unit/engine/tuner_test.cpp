@@ -1132,9 +1132,11 @@ TEST_F(TunerFixture, BurstCheckTurnsDownAWinnerSlowerBackToBack) {
   EXPECT_EQ(r.winner, "Default");
   const CandidateReport& turned_down = find(r, "BehindItself");
   EXPECT_EQ(turned_down.disposition, Disposition::Slower);
-  EXPECT_NE(turned_down.reason.find("median 20.00% below Default's per iteration, but back to back "
-                                    "(8 bursts of 20 iterations) 27.50% above Default's (1.275 ms "
-                                    "an iteration against 1), beyond the noise"),
+  EXPECT_NE(turned_down.reason.find(
+                "median 20.00% below Default's per iteration, but slower than Default beyond the "
+                "noise run back to back (8 bursts of 20 runs: back to back 27.50% above Default's "
+                "(1.275 ms a run against 1); from a graph 27.50% above Default's (1.275 ms a run "
+                "against 1))"),
             std::string::npos)
       << turned_down.reason;
   // Its confirmation's times stay what it reports, not the bursts'.
@@ -1150,10 +1152,9 @@ TEST_F(TunerFixture, BurstCheckTakesTheNextChallengerThatKeepsUpBackToBack) {
   const TuningReport r = tune();
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.winner, "Steady");
-  EXPECT_NE(find(r, "Steady")
-                .reason.find("back to back (8 bursts of 20 iterations) 10.00% below "
-                             "Default's"),
-            std::string::npos)
+  EXPECT_NE(
+      find(r, "Steady").reason.find("8 bursts of 20 runs: back to back 10.00% below Default's"),
+      std::string::npos)
       << find(r, "Steady").reason;
   EXPECT_NE(find(r, "BehindItself").reason.find("beyond the noise"), std::string::npos);
 }
@@ -1182,8 +1183,8 @@ TEST_F(TunerFixture, BurstCheckLetsThroughAWinnerThatKeepsUpAndRunsOnlyWhereAske
   TuningReport r = tune();
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.winner, "Fast");
-  EXPECT_NE(find(r, "Fast").reason.find("back to back (8 bursts of 20 iterations) 15.25% below "
-                                        "Default's (0.8475 ms an iteration against 1)"),
+  EXPECT_NE(find(r, "Fast").reason.find("back to back 15.25% below Default's (0.8475 ms a run "
+                                        "against 1); from a graph 15.25% below Default's"),
             std::string::npos)
       << find(r, "Fast").reason;
 
@@ -1204,6 +1205,33 @@ TEST_F(TunerFixture, BurstCheckLetsThroughAWinnerThatKeepsUpAndRunsOnlyWhereAske
   r = tune();
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.winner, "Fast");
+}
+
+TEST_F(TunerFixture, BurstCheckTurnsDownAWinnerSlowerFromAGraphAlone) {
+  // Ahead per iteration and in bursts, 0.5 ms slower a run replayed from captured runs.
+  options.timing.burst_check_below_ms = 5;
+  provider->add("Default", 1.0);
+  provider->add("GraphSlow", 0.8)->graph_extra_ms = 0.5;
+  TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Default");
+  EXPECT_NE(find(r, "GraphSlow")
+                .reason.find("back to back 20.00% below Default's (0.8 ms a run against 1); from "
+                             "a graph 30.00% above Default's (1.3 ms a run against 1))"),
+            std::string::npos)
+      << find(r, "GraphSlow").reason;
+  EXPECT_EQ(backend.captures, 2);  // Default's runs and the challenger's, once each
+
+  // A backend that cannot capture (the CPU's) has the bursts alone decide.
+  backend.can_capture = false;
+  r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "GraphSlow");
+  EXPECT_NE(find(r, "GraphSlow")
+                .reason.find("back to back 20.00% below Default's (0.8 ms a run "
+                             "against 1); no graphs on this backend"),
+            std::string::npos)
+      << find(r, "GraphSlow").reason;
 }
 
 TEST_F(TunerFixture, DefaultFailingInTheBurstCheckEndsTheProblem) {

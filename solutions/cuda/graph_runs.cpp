@@ -1,15 +1,14 @@
-#include "bench/llm/graph_timing.hpp"
+#include "solutions/cuda/graph_runs.hpp"
 
 #include <chrono>
 #include <exception>
 
-#include "bench/llm/burst_timing.hpp"
 #include "solutions/cuda/cuda_check.hpp"
 #include "solutions/cuda/cuda_device.hpp"
 #include "solutions/cuda/cuda_event.hpp"
 #include "tuner/error.hpp"
 
-namespace gemmtune::bench {
+namespace gemmtune::cuda {
 namespace {
 
 // Ends the stream's capture however the capturing loop ends, so that a failed run never leaves
@@ -42,15 +41,27 @@ class CaptureScope {
   bool ended_ = false;
 };
 
+// Releases a held stream however the queueing behind it ends.
+class ReleaseOnExit {
+ public:
+  explicit ReleaseOnExit(StreamHold& hold) : hold_(hold) {}
+  ~ReleaseOnExit() { hold_.release(); }
+  ReleaseOnExit(const ReleaseOnExit&) = delete;
+  ReleaseOnExit& operator=(const ReleaseOnExit&) = delete;
+
+ private:
+  StreamHold& hold_;
+};
+
 }  // namespace
 
-CapturedIterations::CapturedIterations(Solution& solution, const Problem& problem,
-                                       OperandSets& sets, cudaStream_t stream, int iterations)
-    : iterations_(iterations) {
+GraphRuns::GraphRuns(const std::function<RunStatus(void* stream)>& issue, int runs,
+                     cudaStream_t stream, StreamHold& hold)
+    : stream_(stream), hold_(hold), runs_(runs) {
   try {
     CaptureScope scope(stream);
-    for (int i = 0; i < iterations; ++i) {
-      const RunStatus status = solution.run(problem, sets.next(), stream);
+    for (int i = 0; i < runs; ++i) {
+      const RunStatus status = issue(stream);
       if (!status) {
         error_ = "a run failed during capture: " + status.error;
         return;
@@ -58,7 +69,7 @@ CapturedIterations::CapturedIterations(Solution& solution, const Problem& proble
     }
     if (const cudaError_t e = scope.end(&graph_); e != cudaSuccess) {
       graph_ = nullptr;
-      error_ = cuda::call_failed_message("cudaStreamEndCapture", e);
+      error_ = call_failed_message("cudaStreamEndCapture", e);
       (void)cudaGetLastError();
       return;
     }
@@ -70,7 +81,7 @@ CapturedIterations::CapturedIterations(Solution& solution, const Problem& proble
   }
   if (const cudaError_t e = cudaGraphInstantiate(&exec_, graph_, 0); e != cudaSuccess) {
     exec_ = nullptr;
-    error_ = cuda::call_failed_message("cudaGraphInstantiate", e);
+    error_ = call_failed_message("cudaGraphInstantiate", e);
     (void)cudaGetLastError();
     return;
   }
@@ -81,34 +92,34 @@ CapturedIterations::CapturedIterations(Solution& solution, const Problem& proble
     // A sticky error ends the run (DeviceError); anything else only this capture's samples.
     GEMMTUNE_CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec_));
     exec_ = nullptr;
-    if (cuda::is_sticky(e)) {
+    if (is_sticky(e)) {
       GEMMTUNE_CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph_));
       graph_ = nullptr;
-      cuda::throw_cuda_error(__FILE__, __LINE__, "cudaGraphLaunch", e);
+      throw_cuda_error(__FILE__, __LINE__, "cudaGraphLaunch", e);
     }
-    error_ = cuda::call_failed_message("the graph's first replay", e);
+    error_ = call_failed_message("the graph's first replay", e);
     (void)cudaGetLastError();
   }
 }
 
-CapturedIterations::~CapturedIterations() {
+GraphRuns::~GraphRuns() {
   if (exec_ != nullptr) GEMMTUNE_CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec_));
   if (graph_ != nullptr) GEMMTUNE_CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph_));
 }
 
-std::optional<double> CapturedIterations::replay_ms_per_iteration(cuda::StreamHold& hold,
-                                                                  cudaStream_t stream) const {
-  cuda::EventPair pair;
+std::optional<double> GraphRuns::replay_ms_per_run() {
+  GEMMTUNE_EXPECT(ok(), "replay of a graph that was not captured");
+  EventPair pair;
   {
-    hold.hold(stream, std::chrono::milliseconds(500));
-    ReleaseOnExit release{hold};
-    pair.begin.record(stream);
-    GEMMTUNE_CUDA_CHECK(cudaGraphLaunch(exec_, stream));
-    pair.end.record(stream);
+    hold_.hold(stream_, std::chrono::milliseconds(500));
+    ReleaseOnExit release(hold_);
+    pair.begin.record(stream_);
+    GEMMTUNE_CUDA_CHECK(cudaGraphLaunch(exec_, stream_));
+    pair.end.record(stream_);
   }
-  GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (hold.timed_out()) return std::nullopt;
-  return pair.elapsed_ms() / iterations_;
+  GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  if (hold_.timed_out()) return std::nullopt;
+  return pair.elapsed_ms() / runs_;
 }
 
-}  // namespace gemmtune::bench
+}  // namespace gemmtune::cuda
