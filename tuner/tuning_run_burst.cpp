@@ -30,8 +30,6 @@ bool TuningRun::burst_check() {
     std::erase(challengers_, c);
     if (!c->alive) continue;  // failed in a burst: the next is judged as before
     slower_back_to_back_.push_back(c);
-    // After a trial Default's samples are the trial's, which no other challenger shares.
-    if (c == tried_) return true;
   }
   return true;
 }

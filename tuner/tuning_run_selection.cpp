@@ -270,9 +270,15 @@ Candidate* TuningRun::replacing_challenger() const {
   if (challengers_.empty()) return nullptr;
   Candidate* fastest = challengers_.front();
   if (fastest == tried_) return trial_passed_ ? fastest : nullptr;
-  // The fastest had its chance at a trial; one behind a challenger the burst check turned down
-  // had none, so it needs the lead that replaces Default without one.
-  const double gain = slower_back_to_back_.empty() ? options_.min_gain : untried_gain();
+  double gain = options_.min_gain;
+  if (!slower_back_to_back_.empty()) {
+    // The burst check turned down the one tried: Default's samples are the trial's now, which no
+    // other challenger shares, so Default stays.
+    if (tried_ != nullptr) return nullptr;
+    // The fastest had its chance at a trial; one behind it had none, so it needs the lead that
+    // replaces Default without one.
+    gain = untried_gain();
+  }
   return beats_reference(*fastest, gain) ? fastest : nullptr;
 }
 

@@ -1175,6 +1175,26 @@ TEST_F(TunerFixture, BurstCheckNeedsTheNoTrialLeadOfTheNextChallenger) {
       << find(r, "TwoPercent").reason;
 }
 
+TEST_F(TunerFixture, BurstCheckTurningDownATrialWinnerKeepsDefault) {
+  // The trial winner is slower back to back. Default's samples are then the trial's, which the
+  // runner-up's confirmation cannot be compared with: Default stays, however far ahead of its
+  // trial samples the runner-up seems (Default slows to 1.05 ms after 3 ms back to back, as in
+  // the trial's 20 ms turns, so the runner-up's 0.992 ms would pass the 3% bar against them).
+  options.timing.burst_check_below_ms = 5;
+  options.timing.trial_turn_ms = 20;  // 20 iterations of these 1 ms GEMMs a turn
+  time_by_turns(*provider->add("Default"), backend.clock, 3.0,
+                [](double streak_ms, int) { return streak_ms < 3.0 ? 1.0 : 1.05; });
+  provider->add("OnePercent", 0.99)->back_to_back_extra_ms = 0.5;
+  provider->add("RunnerUp", 0.992);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Default");
+  EXPECT_NE(find(r, "OnePercent").reason.find("but slower than Default beyond the noise"),
+            std::string::npos)
+      << find(r, "OnePercent").reason;
+  EXPECT_EQ(find(r, "RunnerUp").disposition, Disposition::Slower);
+}
+
 TEST_F(TunerFixture, BurstCheckLetsThroughAWinnerThatKeepsUpAndRunsOnlyWhereAsked) {
   provider->add("Default", 1.0);
   auto fast = provider->add("Fast", 0.8);
