@@ -6,7 +6,8 @@
 //   as ScreenedOut what is slower than keep_factor × the best *correct* screening median → measure
 //   the survivors under the caps → confirm: measure the fastest few and Default again, in fresh
 //   rounds → pick the lowest median of the confirmation (a lead under min_gain first gets a trial
-//   in long turns, see trial_min_gain).
+//   in long turns, see trial_min_gain) → where Default is short, check that pick back to back and
+//   from a graph (TimingPolicy::burst_check_below_ms).
 //
 // Default is required (it is the numerical reference and the baseline), is never screened out and
 // is always measured. A candidate beats Default only when its median is lower by at least
@@ -76,7 +77,7 @@ struct TunerOptions {
 
 // Where a tuning's time went: the wall time of one of its phases.
 struct PhaseTime {
-  std::string phase;  // enumerate, operands, screen, check, measure, confirm, trial, select
+  std::string phase;  // enumerate, operands, screen, check, measure, confirm, trial, burst, select
   double seconds = 0;
 };
 
