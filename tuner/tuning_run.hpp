@@ -88,13 +88,14 @@ class TuningRun {
   // Why the fastest challenger, faster than Default, did not replace it.
   std::string kept_default_reason(const Candidate& fastest) const;
   // The challenger that replaces Default on what has been measured so far (the fastest, by the
-  // minimum gain or its trial; after a burst check turned one down, the next only by the gain
-  // that needs no trial); none where Default stays.
+  // minimum gain or its trial; after the burst check turned one down, the next only by the gain
+  // that needs no trial, and none once it turned down the one tried); none where Default stays.
   Candidate* replacing_challenger() const;
   // The lead a challenger needs on the confirmation alone where a trial could have run.
   double untried_gain() const;
-  // `c` and Default in interleaved bursts (burst_check); false when Default failed. Sets
-  // `c_slower` when Default was faster back to back beyond the noise, and `c`'s reason either way.
+  // `c` and Default in interleaved bursts and graph replays (burst_check); false when Default
+  // failed. Sets `c_slower`, and `c`'s reason, when Default was faster either way beyond the
+  // noise; otherwise records the times for the winner's reason (checked_back_to_back_).
   bool compare_back_to_back(Candidate& c, bool& c_slower);
 
   Backend& backend_;
