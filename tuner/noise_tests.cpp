@@ -60,4 +60,14 @@ bool beats_default_paired(std::span<const double> challenger_round_ms,
   return mean < 0 && -mean > margin_sigmas * fewer_rounds_factor(n) * standard_error;
 }
 
+bool beats_default_either(std::span<const double> challenger_ms,
+                          std::span<const double> challenger_round_ms,
+                          std::span<const double> reference_ms,
+                          std::span<const double> reference_round_ms, double margin_sigmas) {
+  if (beats_default(challenger_ms, reference_ms, margin_sigmas)) return true;
+  return !challenger_ms.empty() && !reference_ms.empty() &&
+         median(challenger_ms) < median(reference_ms) &&
+         beats_default_paired(challenger_round_ms, reference_round_ms, margin_sigmas + 1);
+}
+
 }  // namespace gemmtune

@@ -31,4 +31,12 @@ inline constexpr double kNoRound = std::numeric_limits<double>::quiet_NaN();
 bool beats_default_paired(std::span<const double> challenger_round_ms,
                           std::span<const double> reference_round_ms, double margin_sigmas);
 
+// The two as the tuner asks them: the pooled test over the samples at `margin_sigmas`, or, where
+// the challenger's median is the lower, the paired test over the rounds at one standard error
+// more. Round i of either side must be the same round (kNoRound where one did not run).
+bool beats_default_either(std::span<const double> challenger_ms,
+                          std::span<const double> challenger_round_ms,
+                          std::span<const double> reference_ms,
+                          std::span<const double> reference_round_ms, double margin_sigmas);
+
 }  // namespace gemmtune

@@ -36,27 +36,37 @@ bool TuningRun::burst_check() {
 
 namespace {
 
-// One way of running back to back, both sides' samples (ms a run), one per round.
+// The samples of the rounds that gave one (kNoRound where a round gave none).
+std::vector<double> taken(const std::vector<double>& rounds) {
+  std::vector<double> samples;
+  for (double x : rounds) {
+    if (!std::isnan(x)) samples.push_back(x);
+  }
+  return samples;
+}
+
+// One way of running back to back: both sides' sample (ms a run) of each round.
 struct BackToBack {
   const char* how;  // "back to back", "from a graph"
-  std::vector<double> reference_ms, c_ms;
+  std::vector<double> reference_rounds = std::vector<double>(kBurstRounds, kNoRound);
+  std::vector<double> c_rounds = std::vector<double>(kBurstRounds, kNoRound);
   bool skipped = false;  // a side that could not be timed this way
   std::string why_skipped;
 
-  bool judged() const { return !skipped && reference_ms.size() >= 2 && c_ms.size() >= 2; }
-  // Default faster beyond the noise, by the tuner's two tests (beats_reference, with Default as
-  // the challenger).
+  bool judged() const {
+    return !skipped && taken(reference_rounds).size() >= 2 && taken(c_rounds).size() >= 2;
+  }
+  // Default faster beyond the noise, by the tuner's two tests with Default as the challenger.
   bool reference_faster(double margin) const {
-    return beats_default(reference_ms, c_ms, margin) ||
-           (median(reference_ms) < median(c_ms) && reference_ms.size() == c_ms.size() &&
-            beats_default_paired(reference_ms, c_ms, margin + 1));
+    return beats_default_either(taken(reference_rounds), reference_rounds, taken(c_rounds),
+                                c_rounds, margin);
   }
   std::string describe() const {
     if (!judged()) {
       return fmt::format("{}: not timed ({})", how,
                          why_skipped.empty() ? std::string("too few samples") : why_skipped);
     }
-    const double c = median(c_ms), reference = median(reference_ms);
+    const double c = median(taken(c_rounds)), reference = median(taken(reference_rounds));
     const double change = 100 * (c / reference - 1);
     return fmt::format("{} {:.2f}% {} Default's ({:.4g} ms a run against {:.4g})", how,
                        std::abs(change), change > 0 ? "above" : "below", c, reference);
@@ -69,6 +79,12 @@ bool TuningRun::compare_back_to_back(Candidate& c, bool& c_slower) {
   Candidate& reference = *reference_;
   const std::vector<Candidate*> pair{&reference, &c};
   BackToBack burst{"back to back"}, graph{"from a graph"};
+  // A side that failed ends the comparison, and the problem where it was Default.
+  const auto out_of_the_running = [this](Candidate& who) {
+    if (who.is_default) return false;
+    finish(who);
+    return true;
+  };
   // Each side's runs captured once for replay, where the backend can (CUDA graphs).
   std::vector<std::unique_ptr<CapturedRuns>> captured;
   for (Candidate* who : pair) {
@@ -80,11 +96,7 @@ bool TuningRun::compare_back_to_back(Candidate& c, bool& c_slower) {
           [this, who](void* stream) { return who->solution->run(problem_, sets_->next(), stream); },
           kBurstIterations, why);
     });
-    if (!who->alive) {
-      if (who->is_default) return false;
-      finish(*who);
-      return true;
-    }
+    if (!who->alive) return out_of_the_running(*who);
     if (!runs && !graph.skipped) {
       graph.skipped = true;
       if (!why.empty()) graph.why_skipped = fmt::format("{}: {}", who->report.solution, why);
@@ -104,15 +116,12 @@ bool TuningRun::compare_back_to_back(Candidate& c, bool& c_slower) {
         if (m.status && !graph.skipped) replay = captured[k]->replay_ms_per_run();
       });
       if (ran && !m.status) who.fail(fmt::format("burst: {}", m.status.error));
-      if (!who.alive) {
-        if (who.is_default) return false;
-        finish(who);
-        return true;
-      }
+      if (!who.alive) return out_of_the_running(who);
+      const auto at_round = static_cast<std::size_t>(round);
       if (!m.samples_ms.empty()) {
-        (is_reference ? burst.reference_ms : burst.c_ms).push_back(m.samples_ms.front());
+        (is_reference ? burst.reference_rounds : burst.c_rounds)[at_round] = m.samples_ms.front();
       }
-      if (replay) (is_reference ? graph.reference_ms : graph.c_ms).push_back(*replay);
+      if (replay) (is_reference ? graph.reference_rounds : graph.c_rounds)[at_round] = *replay;
       idle_after_turn();
     }
   }
@@ -120,7 +129,8 @@ bool TuningRun::compare_back_to_back(Candidate& c, bool& c_slower) {
   c_slower = (burst.judged() && burst.reference_faster(margin)) ||
              (graph.judged() && graph.reference_faster(margin));
   const std::string times = fmt::format(
-      "{} bursts of {} runs: {}; {}", burst.c_ms.size(), kBurstIterations, burst.describe(),
+      "{} bursts of {} runs: {}; {}", taken(burst.c_rounds).size(), kBurstIterations,
+      burst.describe(),
       graph.skipped && graph.why_skipped.empty() ? std::string("no graphs on this backend")
                                                  : graph.describe());
   if (c_slower) {

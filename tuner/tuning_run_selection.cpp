@@ -183,10 +183,8 @@ bool TuningRun::beats_reference(const Candidate& c, double min_gain) const {
   // pair, and the pooled test decides alone).
   const Candidate& reference = *reference_;
   if (c.report.stats.median_ms > (1.0 - min_gain) * reference.report.stats.median_ms) return false;
-  const double margin = options_.default_margin_sigmas;
-  return beats_default(c.samples, reference.samples, margin) ||
-         (c.report.stats.median_ms < reference.report.stats.median_ms &&
-          beats_default_paired(c.round_medians, reference.round_medians, margin + 1));
+  return beats_default_either(c.samples, c.round_medians, reference.samples,
+                              reference.round_medians, options_.default_margin_sigmas);
 }
 
 namespace {
