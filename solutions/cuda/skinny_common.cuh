@@ -36,6 +36,12 @@ __device__ __forceinline__ float from_float<float>(float x) {
   return x;
 }
 
+// alpha·acc, where alpha = 0 reads no product, as in BLAS: an Inf or NaN in A or B (which a caller
+// need not set then) does not reach C; 0·NaN would.
+__device__ __forceinline__ float scaled_product(float alpha, float acc) {
+  return alpha == 0.f ? 0.f : alpha * acc;
+}
+
 // Elements of T in 16 bytes.
 template <typename T>
 constexpr int kVectorElements = 16 / static_cast<int>(sizeof(T));
@@ -83,7 +89,7 @@ __device__ __forceinline__ void store_tile(const SkinnyArgs& args, T* c, int row
         const int col = nt * 8 + 2 * t + (i & 1);
         if (row >= args.m || col >= args.n) continue;
         T* out = c + row + static_cast<std::int64_t>(col) * args.ldc;
-        float value = args.alpha * acc[mt][nt][i];
+        float value = scaled_product(args.alpha, acc[mt][nt][i]);
         // beta = 0 must not read C: it may hold NaN (BLAS semantics).
         if (args.beta != 0.f) value = fmaf(args.beta, to_float(*out), value);
         *out = from_float<T>(value);

@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(Threads) skinny_tn_kernel(SkinnyArgs args) {
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) sum += partial[w][index];
     T* out = c + row + static_cast<std::int64_t>(j) * args.ldc;
-    float value = args.alpha * sum;
+    float value = scaled_product(args.alpha, sum);
     // beta = 0 must not read C: it may hold NaN (BLAS semantics).
     if (args.beta != 0.f) value = fmaf(args.beta, to_float(*out), value);
     *out = from_float<T>(value);

@@ -85,8 +85,8 @@ __device__ __forceinline__ void wg_store_staged(const SkinnyArgs& args, T* c, in
     for (int h = 0; h < 2; ++h) {
       const int col = 16 * warp + (lane >> 2) + 8 * h;
       if (col >= args.n) continue;
-      const T pair[2] = {from_float<T>(args.alpha * acc[4 * j + 2 * h]),
-                         from_float<T>(args.alpha * acc[4 * j + 2 * h + 1])};
+      const T pair[2] = {from_float<T>(scaled_product(args.alpha, acc[4 * j + 2 * h])),
+                         from_float<T>(scaled_product(args.alpha, acc[4 * j + 2 * h + 1]))};
       std::uint32_t bits;
       memcpy(&bits, pair, sizeof(bits));
       *reinterpret_cast<std::uint32_t*>(staging + col * kPitch + 8 * j + 2 * (lane & 3)) = bits;
@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(Groups * 128 + 32)
         const int row = row0 + 8 * j + 2 * (lane & 3) + (i & 1);
         if (row >= args.m || col >= args.n) continue;
         T* out = c + row + static_cast<std::int64_t>(col) * args.ldc;
-        float value = args.alpha * acc[4 * j + i];
+        float value = scaled_product(args.alpha, acc[4 * j + i]);
         // beta = 0 must not read C: it may hold NaN (BLAS semantics).
         if (args.beta != 0.f) value = fmaf(args.beta, to_float(*out), value);
         *out = from_float<T>(value);
