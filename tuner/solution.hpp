@@ -63,7 +63,9 @@ class Solution {
   virtual Support supports(const Problem& problem) const = 0;
   virtual std::size_t workspace_bytes(const Problem&) const { return 0; }
   // Enqueues the GEMM on `stream` (nullptr on the CPU) and returns without waiting. As in BLAS,
-  // alpha = 0 reads no product and beta = 0 reads no C. The tuner checks a candidate under the
+  // beta = 0 reads no C, and alpha = 0 should read no product (gemmtune's own solutions do;
+  // cuBLAS and cuBLASLt compute 0·(A·B), NaN included, so the tuner cannot require it of a
+  // candidate whose reference is cuBLAS's Default). The tuner checks a candidate under the
   // tuned scalars and under kOtherCheckAlpha / kOtherCheckBeta (numerical_check.hpp); a solution
   // that cannot run some scalars refuses them (RunStatus::refusal) and Default runs such calls.
   virtual RunStatus run(const Problem& problem, const Operands& operands, void* stream) = 0;

@@ -1,7 +1,8 @@
-// alpha = 0 reads no product, as in BLAS: a caller need not set A and B then, so NaN in them must
-// not reach C, which becomes beta·C. Every solution of the three CUDA providers (cuBLAS's
-// Default, cuBLASLt's heuristic algorithms, gemmtune's own skinny kernels) runs with A and B
-// filled with NaN, and C must come out as beta·C exactly (beta = 0.5 scales without rounding).
+// gemmtune's own CUDA kernels read no product under alpha = 0, as in BLAS: a caller need not set A
+// and B then, so NaN in them must not reach C, which becomes beta·C. Every skinny configuration
+// runs with A and B filled with NaN, and C must come out as beta·C exactly (beta = 0.5 scales
+// without rounding). cuBLAS and cuBLASLt do not: on an H100 with cuBLAS 13.1, Default and every
+// heuristic algorithm put NaN into C here (docs/api.md).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,8 +12,6 @@
 
 #include "device_test.hpp"
 #include "gpu_support.hpp"
-#include "solutions/cuda/cublas_default.hpp"
-#include "solutions/cuda/cublaslt_provider.hpp"
 #include "solutions/cuda/skinny_gemm.hpp"
 
 namespace gemmtune {
@@ -48,7 +47,7 @@ class AlphaZero : public gpu_test::DeviceTest {
     return ops;
   }
 
-  static std::vector<Problem> skinny_problems() {
+  static std::vector<Problem> problems() {
     return {Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 2048, 8, 2048),
             Problem::make(OpKind::Gemm, DType::Float16, Transpose::T, Transpose::N, 1024, 64, 4096),
             Problem::make(OpKind::Gemm, DType::Float32, Transpose::T, Transpose::N, 512, 1, 1024)};
@@ -58,29 +57,10 @@ class AlphaZero : public gpu_test::DeviceTest {
 TEST_F(AlphaZero, GemmtunesOwnKernelsReadNoProduct) {
   if (IsSkipped()) return;
   cuda::GemmtuneCudaProvider provider;
-  for (const Problem& p : skinny_problems()) {
+  for (const Problem& p : problems()) {
     SCOPED_TRACE(p.params_signature());
     auto ops = nan_operands(p);
     const auto solutions = provider.enumerate(p, SearchOptions{});
-    ASSERT_FALSE(solutions.empty());
-    for (const auto& s : solutions) EXPECT_EQ(run_without_product(*s, *ops), "") << s->name();
-  }
-}
-
-TEST_F(AlphaZero, CublasAndCublasLtReadNoProduct) {
-  if (IsSkipped()) return;
-  cuda::CublasProvider cublas;
-  cuda::CublasLtProvider cublaslt;
-  std::vector<Problem> problems = skinny_problems();
-  problems.push_back(
-      Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::N, Transpose::N, 512, 384, 640));
-  for (const Problem& p : problems) {
-    SCOPED_TRACE(p.params_signature());
-    auto ops = nan_operands(p);
-    const auto reference = cublas.reference(p, SearchOptions{});
-    ASSERT_TRUE(reference);
-    EXPECT_EQ(run_without_product(*reference, *ops), "") << reference->name();
-    const auto solutions = cublaslt.enumerate(p, SearchOptions{});
     ASSERT_FALSE(solutions.empty());
     for (const auto& s : solutions) EXPECT_EQ(run_without_product(*s, *ops), "") << s->name();
   }
