@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cuda_runtime_api.h>
+
 #include <variant>
 
 #include "solutions/cuda/cublaslt_algo_name.hpp"
@@ -15,6 +17,14 @@ LtSearchLimits search_limits(const SearchOptions& options) {
   LtSearchLimits limits;
   limits.max_workspace_bytes = options.max_workspace_bytes;
   limits.exhaustive = options.space == SearchSpace::Exhaustive;
+  // The current device's, which the matmul runs on. Not known (0) where the query fails: then
+  // every split-K variant is offered, as before the SM count decided.
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&limits.sm_count, cudaDevAttrMultiProcessorCount, device) !=
+          cudaSuccess) {
+    limits.sm_count = 0;
+  }
   return limits;
 }
 

@@ -81,10 +81,12 @@ bool split_fits(int split, std::int64_t k) {
   return split == 1 || k / split >= kMinKPerSplit;
 }
 
-void add_variants(CandidateSet& set, const AlgoConfig& base, const AlgoCaps& caps, std::int64_t k) {
+// `splits`: whether split counts above 1 are offered (split_variants_pay).
+void add_variants(CandidateSet& set, const AlgoConfig& base, const AlgoCaps& caps, std::int64_t k,
+                  bool splits) {
   if (caps.splitk) {
     for (int split : kVariantSplits) {
-      if (!split_fits(split, k)) continue;
+      if (!split_fits(split, k) || (split > 1 && !splits)) continue;
       for (std::uint32_t reduction : reductions_for(split, caps.reduction_mask)) {
         AlgoConfig c = base;
         c.splitk = split;
@@ -185,6 +187,13 @@ void add_exhaustive(CandidateSet& set, const LtMatmul& matmul, const std::vector
 
 }  // namespace
 
+bool split_variants_pay(const Problem& problem, int sm_count) {
+  constexpr std::int64_t kTileElements = 128 * 128;
+  constexpr std::int64_t kWaves = 2;
+  if (sm_count <= 0) return true;
+  return problem.m * problem.n * problem.batch < kWaves * sm_count * kTileElements;
+}
+
 std::vector<LtCandidate> search_algorithms(const LtMatmul& matmul, const LtSearchLimits& limits,
                                            LtSearchStats* stats) {
   LtSearchStats local;
@@ -235,7 +244,11 @@ std::vector<LtCandidate> search_algorithms(const LtMatmul& matmul, const LtSearc
   st.heuristic_offered = static_cast<int>(set.size());
 
   if (limits.variants || limits.exhaustive) {
-    for (const auto& [config, caps] : bases) add_variants(set, config, caps, matmul.problem().k);
+    // The exhaustive search offers every split of its own, these included.
+    const bool splits = limits.exhaustive || split_variants_pay(matmul.problem(), limits.sm_count);
+    for (const auto& [config, caps] : bases) {
+      add_variants(set, config, caps, matmul.problem().k, splits);
+    }
   }
   st.variants_offered = static_cast<int>(set.size()) - st.heuristic_offered;
 

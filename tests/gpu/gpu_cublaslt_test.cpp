@@ -1,6 +1,7 @@
 // The cuBLASLt search on a real GPU: how many candidates each search space offers, names that
 // rebuild the same algorithm, the unsupported answer for a name that no longer checks, and
 // candidates that fail as values rather than crashes.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -101,6 +102,44 @@ TEST_F(CudaCublasLt, SkinnyBf16OffersMoreThanPyTorchsEight) {
   EXPECT_GT(v.candidates, 8u);  // the default (heuristic) search space
   EXPECT_GT(v.candidates, h.candidates);
   EXPECT_GT(e.candidates, v.candidates);
+}
+
+// Split counts above 1 among a search's variants (the candidates after the heuristic's own).
+int split_variants(const Problem& p, int sm_count) {
+  cuda::LtMatmul matmul(p);
+  LtSearchLimits limits;
+  limits.sm_count = sm_count;
+  LtSearchStats stats;
+  const auto candidates = cuda::search_algorithms(matmul, limits, &stats);
+  return static_cast<int>(
+      std::count_if(candidates.begin() + stats.heuristic_offered, candidates.end(),
+                    [](const cuda::LtCandidate& c) { return c.config.splitk > 1; }));
+}
+
+TEST(CudaCublasLtSplits, VariantsPayWhereTheOutputLeavesSmsIdle) {
+  const auto tn = [](std::int64_t m, std::int64_t n) {
+    return Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, m, n, 4096);
+  };
+  EXPECT_TRUE(cuda::split_variants_pay(tn(28672, 64), 132));   // decode: 0.85 waves
+  EXPECT_TRUE(cuda::split_variants_pay(tn(2048, 2048), 132));  // 1.94 waves
+  EXPECT_FALSE(cuda::split_variants_pay(tn(2048, 4096), 132));
+  EXPECT_TRUE(cuda::split_variants_pay(tn(2048, 4096), 0));  // SM count not known
+  Problem batched = tn(1024, 1024);
+  batched.op = OpKind::GemmStridedBatched;
+  batched.batch = 8;  // 4 waves of 128 x 128 tiles on 132 SMs
+  EXPECT_FALSE(cuda::split_variants_pay(batched, 132));
+}
+
+TEST_F(CudaCublasLt, SplitVariantsOnlyWhereTheOutputLeavesSmsIdle) {
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  const Problem large =
+      Problem::make(OpKind::Gemm, DType::BFloat16, Transpose::T, Transpose::N, 4096, 4096, 4096);
+  EXPECT_EQ(split_variants(large, sms), 0);
+  EXPECT_GT(split_variants(large, 0), 0);  // the SM count not known: offered as before
+  EXPECT_GT(split_variants(skinny_bf16(), sms), 0);
+  // The provider reads the SM count of the current device.
+  EXPECT_EQ(cuda::search_limits(SearchOptions{}).sm_count, sms);
 }
 
 TEST_F(CudaCublasLt, NamesRebuildTheSameAlgorithm) {
