@@ -49,9 +49,9 @@ struct LtSearchLimits {
 // buys parallelism along k with extra reduction traffic, which pays only where the output's tiles
 // alone leave SMs idle. On the LLM benchmark's 44 prefill and backward GEMMs (an H100,
 // 2026-11-28, bench/results/2026-11-28-h100-split-variants.md) the fastest of each one's 100
-// split-K candidates took 1.38-1.96x Default's time, screening dropped every one, and they
-// took 77% of the device time spent on the candidates it dropped. The heuristic's own split-K proposals
-// are offered wherever it makes them, and the exhaustive search offers every split.
+// split-K candidates took 1.38-1.96x Default's time, screening dropped every one, and they took
+// 77% of the device time spent on the candidates it dropped. The heuristic's own split-K
+// proposals are offered wherever it makes them, and the exhaustive search offers every split.
 bool split_variants_pay(const Problem& problem, int sm_count);
 
 // What a search did, for tests and reports.

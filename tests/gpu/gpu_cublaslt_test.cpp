@@ -1,6 +1,7 @@
-// The cuBLASLt search on a real GPU: how many candidates each search space offers, names that
-// rebuild the same algorithm, the unsupported answer for a name that no longer checks, and
-// candidates that fail as values rather than crashes.
+// The cuBLASLt search on a real GPU: how many candidates each search space offers, split-K
+// variants only where the output leaves SMs idle, names that rebuild the same algorithm, the
+// unsupported answer for a name that no longer checks, and candidates that fail as values rather
+// than crashes.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
