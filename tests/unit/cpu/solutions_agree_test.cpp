@@ -103,7 +103,8 @@ TEST(CpuSolutions, AlphaZeroLeavesBetaTimesC) {
   std::vector<float> a(20, std::numeric_limits<float>::quiet_NaN()), b(15, 1.f), c(12, 2.f);
   auto blocked = make_blocked_solution({32, 128, 128});
   auto fallback = make_default_solution();
-  for (Solution* s : {blocked.get(), fallback.get()}) {
+  auto openblas = make_openblas_solution();  // OpenBLAS's own alpha = 0 path
+  for (Solution* s : {blocked.get(), fallback.get(), openblas.get()}) {
     std::vector<float> out = c;
     Operands o;
     o.a = a.data();
