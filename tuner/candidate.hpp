@@ -33,7 +33,7 @@ struct Candidate {
   CandidateReport report;
   bool alive = true;  // still competing
   bool is_default = false;
-  bool screening_cut = false;   // screening ended after one sample (screening_cut_ms)
+  int screening_cut_after = 0;  // the samples after which screening cut it (screening_stops)
   std::vector<double> samples;  // of the last measuring phase, all rounds pooled
   // Of the last measuring phase, indexed by round; kNoRound where its caps were spent before it.
   std::vector<double> round_medians;

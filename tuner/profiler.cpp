@@ -34,14 +34,19 @@ int next_chunk(const PhaseCaps& caps, int iterations_done, double elapsed_ms) {
 }
 
 Measurement Profiler::run(Solution& solution, const Problem& problem, const PhaseCaps& caps,
-                          double stop_above_ms) {
+                          const EarlyStop& stop) {
   Measurement m;
   auto timer = backend_.make_timer(mode_);
   void* stream = backend_.stream();
   const int max_chunk = mode_ == TimingMode::Queued ? kMaxQueuedChunk : kMaxChunk;
   double elapsed_ms = 0;
+  const bool median_stop = stop.median_above_ms > 0 && stop.median_samples > 0;
   const auto next = [&] {
-    return std::min(next_chunk(caps, static_cast<int>(m.samples_ms.size()), elapsed_ms), max_chunk);
+    const int done = static_cast<int>(m.samples_ms.size());
+    int chunk = std::min(next_chunk(caps, done, elapsed_ms), max_chunk);
+    if (median_stop && done < stop.median_samples)
+      chunk = std::min(chunk, stop.median_samples - done);
+    return chunk;
   };
   for (int chunk = next(); chunk > 0; chunk = next()) {
     for (int i = 0; i < chunk && m.status; ++i) {
@@ -61,8 +66,12 @@ Measurement Profiler::run(Solution& solution, const Problem& problem, const Phas
     m.samples_ms.insert(m.samples_ms.end(), samples.begin(), samples.end());
     elapsed_ms = std::accumulate(m.samples_ms.begin(), m.samples_ms.end(), 0.0);
     if (samples.size() != static_cast<std::size_t>(chunk)) break;  // a timer that lost samples
-    if (stop_above_ms > 0 && m.samples_ms.size() == 1 && m.samples_ms.front() > stop_above_ms) {
-      m.cut_short = true;
+    const auto done = static_cast<int>(m.samples_ms.size());
+    if ((stop.first_sample_above_ms > 0 && done == 1 &&
+         m.samples_ms.front() > stop.first_sample_above_ms) ||
+        (median_stop && done == stop.median_samples &&
+         summarize(m.samples_ms).median_ms > stop.median_above_ms)) {
+      m.cut_after = done;
       break;
     }
   }

@@ -11,8 +11,10 @@
 // so a chunk's iterations run back to back whatever the host's launch time; under Immediate they
 // run as issued.
 //
-// With `stop_above_ms` > 0 the phase ends after its first sample where that sample exceeds it:
-// screening's early cut (screening_cut_ms), for candidates far too slow to be worth nine more.
+// An EarlyStop ends the phase after its first sample where that sample exceeds
+// first_sample_above_ms, or after median_samples samples where their median exceeds
+// median_above_ms (a chunk ends there, so that no more are queued before it looks): screening's
+// cuts (screening_stops), for candidates too slow to be worth the rest of their samples.
 //
 // run_burst is the other way to time: many iterations between one begin/end pair (the burst check).
 //
@@ -32,8 +34,8 @@ namespace gemmtune {
 struct Measurement {
   std::vector<double> samples_ms;
   Statistics stats;
-  RunStatus status;        // the first failure, if any; samples then hold what ran before it
-  bool cut_short = false;  // ended after one sample above run()'s stop_above_ms
+  RunStatus status;   // the first failure, if any; samples then hold what ran before it
+  int cut_after = 0;  // the samples after which run()'s EarlyStop ended the phase; 0: it did not
 };
 
 class Profiler {
@@ -42,7 +44,7 @@ class Profiler {
       : backend_(backend), operands_(operands), flush_(flush_between_iterations), mode_(mode) {}
 
   Measurement run(Solution& solution, const Problem& problem, const PhaseCaps& caps,
-                  double stop_above_ms = 0);
+                  const EarlyStop& stop = {});
   // One burst: `iterations` runs back to back (each on the next operand set, no cache flush)
   // between one begin/end pair of the timer, queued as the mode says. Its one sample is the
   // burst's time divided by `iterations`: the time an iteration takes when nothing separates it

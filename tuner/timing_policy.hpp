@@ -142,20 +142,34 @@ inline PhaseCaps confirmation_caps(const TimingPolicy& p, double min_duration_ms
   }
   return c;
 }
-// Screening's early cut: a candidate whose first screening sample (right after its warmup)
-// exceeds kScreeningCutFactor × the keep bar that Default's screening median sets ends its
-// screening there. The bar a candidate must finally clear, keep_factor × the best correct median,
-// is at most Default's, so such a candidate is screened out unless its other samples would have
-// come out kScreeningCutFactor times faster than its first. In the heuristic space of a decode
-// GEMM most of ~500 candidates are several times slower than Default, and their ten screening
-// iterations were over half of the tuning time (bench/results/2026-11-25-h100-run34-details.md).
-// 0 where screening or its keep bar is off.
+// When a phase may end before its caps: screening's cuts (screening_stops), for candidates too slow
+// to be worth the rest of their samples. 0 = no such stop.
+struct EarlyStop {
+  double first_sample_above_ms = 0;  // after the first sample, where it exceeds this
+  int median_samples = 0;            // after this many samples, where their median exceeds
+  double median_above_ms = 0;        // this
+};
+// Screening's cuts, from the keep bar that Default's screening median sets (the bar a candidate
+// must finally clear, keep_factor × the best correct median, is at most Default's):
+// - after the first sample (right after the warmup), where it exceeds kScreeningCutFactor × that
+//   bar: such a candidate would be screened out unless its other samples came out
+//   kScreeningCutFactor times faster than its first. In the heuristic space of a decode GEMM most
+//   of ~500 candidates are several times slower than Default, and their ten screening iterations
+//   were over half of the tuning time (bench/results/2026-11-25-h100-run34-details.md);
+// - after kScreeningMedianSamples samples, where their median exceeds the bar itself. On the LLM
+//   benchmark's 64 decode GEMMs (an H100), candidates 1.5-3x slower than Default ran all ten
+//   screening iterations and took 40% of the screening's device time, while no finalist's
+//   screening median was over 1.084x Default's (bench/results/2026-11-28-h100-decode-screening.md).
+// None where screening or its keep bar is off, or Default's median is not known.
 inline constexpr double kScreeningCutFactor = 2.0;
-inline double screening_cut_ms(const TimingPolicy& p, double default_screening_median_ms) {
-  if (p.screening_iterations <= 0 || p.screening_keep_factor <= 0) return 0;
-  return default_screening_median_ms > 0
-             ? kScreeningCutFactor * p.screening_keep_factor * default_screening_median_ms
-             : 0;
+inline constexpr int kScreeningMedianSamples = 3;
+inline EarlyStop screening_stops(const TimingPolicy& p, double default_screening_median_ms) {
+  if (p.screening_iterations <= 0 || p.screening_keep_factor <= 0 ||
+      !(default_screening_median_ms > 0)) {
+    return {};
+  }
+  const double bar = p.screening_keep_factor * default_screening_median_ms;
+  return {kScreeningCutFactor * bar, kScreeningMedianSamples, bar};
 }
 // The trial's caps: its eight turns of trial_turn_ms, each at least one iteration.
 inline constexpr int kTrialTurns = 8;

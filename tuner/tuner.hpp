@@ -1,13 +1,14 @@
 // Tuner: tunes one problem on one backend with the solutions the registry offers for it.
 //
 //   enumerate → drop unsupported (reason kept) → warm up and screen each (a few capped
-//   iterations; Default first, and one far slower than it on its first sample stops there, see
-//   screening_cut_ms) → numerical check against Default, fastest screening median first, dropping
-//   as ScreenedOut what is slower than keep_factor × the best *correct* screening median → measure
-//   the survivors under the caps → confirm: measure the fastest few and Default again, in fresh
-//   rounds → pick the lowest median of the confirmation (a lead under min_gain first gets a trial
-//   in long turns, see trial_min_gain) → where Default is short, check that pick back to back and
-//   from a graph (TimingPolicy::burst_check_below_ms).
+//   iterations; Default first, and one far slower than it on its first sample, or past the keep
+//   bar on the median of its first three, stops there, see screening_stops) → numerical check
+//   against Default, fastest screening median first, dropping as ScreenedOut what is slower than
+//   keep_factor × the best *correct* screening median → measure the survivors under the caps →
+//   confirm: measure the fastest few and Default again, in fresh rounds → pick the lowest median of
+//   the confirmation (a lead under min_gain first gets a trial in long turns, see trial_min_gain) →
+//   where Default is short, check that pick back to back and from a graph
+//   (TimingPolicy::burst_check_below_ms).
 //
 // Default is required (it is the numerical reference and the baseline), is never screened out and
 // is always measured. A candidate beats Default only when its median is lower by at least

@@ -233,8 +233,8 @@ bool TuningRun::reference_failed() {
 }
 
 bool TuningRun::phase(Candidate& c, const PhaseCaps& caps, std::string_view name, Measurement& out,
-                      Profiler& with, double stop_above_ms) {
-  if (!guarded(c, name, [&] { out = with.run(*c.solution, problem_, caps, stop_above_ms); })) {
+                      Profiler& with, const EarlyStop& stop) {
+  if (!guarded(c, name, [&] { out = with.run(*c.solution, problem_, caps, stop); })) {
     return false;
   }
   if (out.status) return true;

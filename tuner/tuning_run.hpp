@@ -60,7 +60,7 @@ class TuningRun {
   bool reference_failed();
   // One phase of one candidate; false (and Failed) when it threw or failed.
   bool phase(Candidate& c, const PhaseCaps& caps, std::string_view name, Measurement& out,
-             Profiler& with, double stop_above_ms = 0);
+             Profiler& with, const EarlyStop& stop = {});
   // Default's output under the check's other scalars, the reference of each candidate's second
   // check run; none where Default cannot run them (it refuses or fails: a ScaledGemm with an fp8
   // output takes beta = 0 only) or where they are the tuned scalars.

@@ -14,14 +14,14 @@ bool TuningRun::warm_up_and_screen() {
   // Each candidate's warmup right before its few capped screening iterations, so that screening
   // sees it warm. Default goes first (enumeration put it there), so its own screening runs uncut
   // and its median sets the early cut of the others'.
-  double cut_ms = 0;
+  EarlyStop stops;  // none until Default's screening median is known
   for (auto& c : candidates_) {
     if (!c.alive) continue;
     Measurement m;
     const bool ok = (!warmup_enabled(timing_) ||
                      phase(c, warmup_caps(timing_), "warmup", m, *warmup_profiler_)) &&
                     (!screening_enabled(timing_) ||
-                     phase(c, screening_caps(timing_), "screening", m, *profiler_, cut_ms));
+                     phase(c, screening_caps(timing_), "screening", m, *profiler_, stops));
     if (!ok) {
       if (c.is_default) return reference_failed();
       finish(c);
@@ -30,8 +30,8 @@ bool TuningRun::warm_up_and_screen() {
     if (screening_enabled(timing_)) {
       c.report.stats = m.stats;
       c.report.tflops = tflops_at(problem_, m.stats.median_ms);
-      c.screening_cut = m.cut_short;
-      if (c.is_default) cut_ms = screening_cut_ms(timing_, m.stats.median_ms);
+      c.screening_cut_after = m.cut_after;
+      if (c.is_default) stops = screening_stops(timing_, m.stats.median_ms);
     }
   }
   return true;
@@ -140,12 +140,21 @@ void TuningRun::check_and_screen() {
   int finalists = 0;
   for (Candidate* c : order) {
     const double median = c->report.stats.median_ms;
-    if (c->screening_cut) {
+    if (c->screening_cut_after == 1) {
       c->report.disposition = Disposition::ScreenedOut;
       c->report.reason =
           fmt::format("screening cut after its first sample: {:.4g} ms > {} x {} x {:.4g} ms of {}",
                       median, kScreeningCutFactor, timing_.screening_keep_factor,
                       reference.report.stats.median_ms, kDefaultSolutionName);
+      finish(*c);
+      continue;
+    }
+    if (c->screening_cut_after > 1) {
+      c->report.disposition = Disposition::ScreenedOut;
+      c->report.reason = fmt::format(
+          "screening cut after {} samples: their median {:.4g} ms > {} x {:.4g} ms of {}",
+          c->screening_cut_after, median, timing_.screening_keep_factor,
+          reference.report.stats.median_ms, kDefaultSolutionName);
       finish(*c);
       continue;
     }
@@ -156,7 +165,7 @@ void TuningRun::check_and_screen() {
       finish(*c);
       continue;
     }
-    // A keep factor of 0 (or less) is no bar, as for the screening cut (screening_cut_ms).
+    // A keep factor of 0 (or less) is no bar, as for the screening cuts (screening_stops).
     if (screened && timing_.screening_keep_factor > 0 &&
         median > timing_.screening_keep_factor * best_ms) {
       c->report.disposition = Disposition::ScreenedOut;

@@ -23,13 +23,13 @@ struct ProfilerFixture : ::testing::Test {
   std::shared_ptr<FakeSolutionState> state = std::make_shared<FakeSolutionState>();
 
   Measurement run(PhaseCaps caps, int copies = 1, bool flush = false,
-                  TimingMode mode = TimingMode::Immediate, double stop_above_ms = 0) {
+                  TimingMode mode = TimingMode::Immediate, EarlyStop stop = {}) {
     RotationPlan plan;
     plan.copies = copies;
     OperandSets sets(backend, problem, plan, 0, 1, 1.0, 0.0);
     Profiler profiler(backend, sets, flush, mode);
     FakeSolution solution(backend.clock, state);
-    return profiler.run(solution, problem, caps, stop_above_ms);
+    return profiler.run(solution, problem, caps, stop);
   }
   void constant(double ms) {
     state->time_ms = [ms](int) { return ms; };
@@ -86,25 +86,55 @@ TEST_F(ProfilerFixture, ChunksAreSizedFromTheAverage) {
 
 TEST_F(ProfilerFixture, AFirstSampleAboveTheStopEndsThePhase) {
   constant(5.0);
-  Measurement m = run({10, 1000}, 1, false, TimingMode::Queued, 4.0);
+  Measurement m = run({10, 1000}, 1, false, TimingMode::Queued, {4.0});
   EXPECT_EQ(m.samples_ms.size(), 1u);
   EXPECT_EQ(state->calls, 1);
-  EXPECT_TRUE(m.cut_short);
+  EXPECT_EQ(m.cut_after, 1);
   EXPECT_TRUE(m.status);
   EXPECT_DOUBLE_EQ(m.stats.median_ms, 5.0);
 
   state->calls = 0;
-  m = run({10, 1000}, 1, false, TimingMode::Queued, 5.0);  // not above: the caps decide
+  m = run({10, 1000}, 1, false, TimingMode::Queued, {5.0});  // not above: the caps decide
   EXPECT_EQ(m.samples_ms.size(), 10u);
-  EXPECT_FALSE(m.cut_short);
+  EXPECT_EQ(m.cut_after, 0);
 }
 
 TEST_F(ProfilerFixture, OnlyTheFirstSampleIsHeldToTheStop) {
   // A later slow sample is the phase's to keep; the stop is no running check.
   state->time_ms = [](int call) { return call == 3 ? 9.0 : 1.0; };
-  const Measurement m = run({10, 1000}, 1, false, TimingMode::Queued, 4.0);
+  const Measurement m = run({10, 1000}, 1, false, TimingMode::Queued, {4.0});
   EXPECT_EQ(m.samples_ms.size(), 10u);
-  EXPECT_FALSE(m.cut_short);
+  EXPECT_EQ(m.cut_after, 0);
+}
+
+TEST_F(ProfilerFixture, AMedianAboveTheStopEndsThePhaseAfterItsSamples) {
+  constant(5.0);
+  const EarlyStop stop{0, 3, 4.0};
+  Measurement m = run({10, 1000}, 1, false, TimingMode::Queued, stop);
+  EXPECT_EQ(m.samples_ms.size(), 3u);
+  EXPECT_EQ(state->calls, 3);  // a chunk ended at the third sample: no more were queued
+  EXPECT_EQ(m.cut_after, 3);
+  EXPECT_DOUBLE_EQ(m.stats.median_ms, 5.0);
+
+  state->calls = 0;
+  m = run({10, 1000}, 1, false, TimingMode::Queued, {0, 3, 5.0});  // not above: the caps decide
+  EXPECT_EQ(m.samples_ms.size(), 10u);
+  EXPECT_EQ(state->calls, 10);
+  EXPECT_EQ(m.cut_after, 0);
+}
+
+TEST_F(ProfilerFixture, OneSlowSampleIsNotAMedianAboveTheStop) {
+  state->time_ms = [](int call) { return call == 1 ? 9.0 : 1.0; };
+  const Measurement m = run({10, 1000}, 1, false, TimingMode::Queued, {0, 3, 4.0});
+  EXPECT_EQ(m.samples_ms.size(), 10u);
+  EXPECT_EQ(m.cut_after, 0);
+}
+
+TEST_F(ProfilerFixture, CapsThatEndBeforeTheMedianStopLooksEndThePhase) {
+  constant(5.0);
+  const Measurement m = run({2, 1000}, 1, false, TimingMode::Queued, {0, 3, 1.0});
+  EXPECT_EQ(m.samples_ms.size(), 2u);
+  EXPECT_EQ(m.cut_after, 0);
 }
 
 TEST_F(ProfilerFixture, ATimerThatSeesNoTimeEndsADurationOnlyPhase) {

@@ -625,11 +625,35 @@ TEST_F(TunerFixture, ScreeningCutsACandidateFarSlowerThanDefaultAfterOneSample) 
   EXPECT_NE(find(r, "Far").reason.find("cut after its first sample: 3.5 ms > 2 x 1.5 x 1 ms"),
             std::string::npos)
       << find(r, "Far").reason;
-  EXPECT_EQ(near->calls, 1 + 10);
+  EXPECT_EQ(near->calls, 1 + 3);  // warmup, three samples (the cut below)
   EXPECT_EQ(find(r, "Near").disposition, Disposition::ScreenedOut);
-  EXPECT_NE(find(r, "Near").reason.find("> 1.5 x"), std::string::npos) << find(r, "Near").reason;
   EXPECT_GT(close->calls, 1 + 10);
   EXPECT_EQ(find(r, "Close").disposition, Disposition::Slower);
+}
+
+TEST_F(TunerFixture, ScreeningCutsACandidatePastTheKeepBarAfterThreeSamples) {
+  provider->add("Default", 1.0);
+  auto past = provider->add("Past", 1.6);      // over 1.5 × Default's 1 ms on its first three
+  auto within = provider->add("Within", 1.4);  // under the keep bar: screened in full
+  auto slow_start = provider->add("SlowStart", 1.0);
+  slow_start->time_ms = [](int call) { return call == 1 ? 2.0 : 1.0; };  // its first sample
+  options.timing.screening_iterations = 10;
+  options.timing.screening_duration_ms = 1000;
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(past->calls, 1 + 3);  // warmup, three screening samples
+  EXPECT_EQ(find(r, "Past").disposition, Disposition::ScreenedOut);
+  EXPECT_EQ(find(r, "Past").stats.iterations, 3);
+  EXPECT_NE(find(r, "Past").reason.find(
+                "screening cut after 3 samples: their median 1.6 ms > 1.5 x 1 ms of Default"),
+            std::string::npos)
+      << find(r, "Past").reason;
+  EXPECT_GT(within->calls, 1 + 10);  // screened in full, then measured
+  EXPECT_EQ(find(r, "Within").disposition, Disposition::Slower);
+  // One slow sample among the first three is not their median: screened in full, then measured.
+  EXPECT_GT(slow_start->calls, 1 + 10);
+  EXPECT_NE(find(r, "SlowStart").disposition, Disposition::ScreenedOut)
+      << find(r, "SlowStart").reason;
 }
 
 TEST_F(TunerFixture, ScreeningCutFollowsTheKeepBar) {
