@@ -613,7 +613,7 @@ TEST_F(TunerFixture, ScreeningDropsClearlySlowerCandidates) {
 TEST_F(TunerFixture, ScreeningCutsACandidateFarSlowerThanDefaultAfterOneSample) {
   provider->add("Default", 1.0);
   auto far = provider->add("Far", 3.5);      // over 2 × 1.5 × Default's 1 ms
-  auto near = provider->add("Near", 2.9);    // under it: screened in full, then out
+  auto near = provider->add("Near", 2.9);    // under it: cut after three samples instead
   auto close = provider->add("Close", 1.2);  // within the keep bar: measured
   options.timing.screening_iterations = 10;
   options.timing.screening_duration_ms = 1000;
