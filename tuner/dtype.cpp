@@ -32,10 +32,10 @@ struct Alias {
 };
 
 constexpr std::array kCliAliases{
-    Alias{"bf16", DType::BFloat16},       Alias{"fp16", DType::Float16},
-    Alias{"half", DType::Float16},        Alias{"fp32", DType::Float32},
-    Alias{"float", DType::Float32},       Alias{"fp64", DType::Float64},
-    Alias{"double", DType::Float64},      Alias{"fp8_e4m3", DType::Float8E4M3},
+    Alias{"bf16", DType::BFloat16},   Alias{"fp16", DType::Float16},
+    Alias{"half", DType::Float16},    Alias{"fp32", DType::Float32},
+    Alias{"float", DType::Float32},   Alias{"fp64", DType::Float64},
+    Alias{"double", DType::Float64},  Alias{"fp8_e4m3", DType::Float8E4M3},
     Alias{"fp8_e5m2", DType::Float8E5M2},
 };
 
@@ -49,9 +49,7 @@ std::optional<DType> find_by(std::string_view name, Field field) {
 
 }  // namespace
 
-std::span<const DTypeInfo> all_dtypes() {
-  return kDTypes;
-}
+std::span<const DTypeInfo> all_dtypes() { return kDTypes; }
 
 const DTypeInfo& info(DType dtype) {
   for (const auto& d : kDTypes) {

@@ -41,17 +41,13 @@ struct DTypeInfo {
 std::span<const DTypeInfo> all_dtypes();
 const DTypeInfo& info(DType dtype);
 
-inline std::size_t element_bytes(DType dtype) {
-  return info(dtype).bytes;
-}
+inline std::size_t element_bytes(DType dtype) { return info(dtype).bytes; }
 
 std::optional<DType> dtype_from_pytorch_name(std::string_view name);
 std::optional<DType> dtype_from_scalar_name(std::string_view name);
 // Accepts the CLI names and the usual aliases (bf16, fp16, half, fp32, float, fp64, double, ...).
 std::optional<DType> dtype_from_cli_name(std::string_view name);
 
-inline std::string_view format_as(DType dtype) {
-  return info(dtype).cli_name;
-}
+inline std::string_view format_as(DType dtype) { return info(dtype).cli_name; }
 
 }  // namespace gemmtune

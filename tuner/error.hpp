@@ -57,11 +57,11 @@ void report_error_noexcept(std::string_view file, int line, std::string_view mes
 
 #define GEMMTUNE_THROW(...) ::gemmtune::throw_error(__FILE__, __LINE__, ::fmt::format(__VA_ARGS__))
 
-#define GEMMTUNE_EXPECT(condition, ...)                                              \
-  do {                                                                               \
-    if (!(condition)) {                                                              \
-      ::gemmtune::throw_error(                                                       \
-          __FILE__, __LINE__,                                                        \
-          ::fmt::format("expected {}: {}", #condition, ::fmt::format(__VA_ARGS__))); \
-    }                                                                                \
+#define GEMMTUNE_EXPECT(condition, ...)                                                   \
+  do {                                                                                    \
+    if (!(condition)) {                                                                   \
+      ::gemmtune::throw_error(__FILE__, __LINE__,                                         \
+                              ::fmt::format("expected {}: {}", #condition,                \
+                                            ::fmt::format(__VA_ARGS__)));                 \
+    }                                                                                     \
   } while (false)

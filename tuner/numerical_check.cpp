@@ -46,12 +46,9 @@ NumericalCheckOptions parse_numerical_check(std::string_view text) {
 
 std::string to_string(const NumericalCheckOptions& o) {
   switch (o.mode) {
-    case NumericalCheckMode::Default:
-      return "on";
-    case NumericalCheckMode::Off:
-      return "off";
-    case NumericalCheckMode::Explicit:
-      return fmt::format("{}_{}", o.atol, o.rtol);
+    case NumericalCheckMode::Default: return "on";
+    case NumericalCheckMode::Off: return "off";
+    case NumericalCheckMode::Explicit: return fmt::format("{}_{}", o.atol, o.rtol);
   }
   return "on";
 }
@@ -64,29 +61,23 @@ double default_relative_tolerance(const Problem& p) {
     switch (t) {
       // Default accumulates in double; an fp64 BLAS differs by ~k·2^-53 ≈ 2e-12 at k = 16384.
       case DType::Float64:
-      case DType::ComplexFloat64:
-        return 1e-10;
+      case DType::ComplexFloat64: return 1e-10;
       // fp32 accumulation: random-walk error ~√k·2^-24 ≈ 8e-6 at k = 16384, blocked/split-K
       // orders included.
       case DType::Float32:
-      case DType::ComplexFloat32:
-        return 1e-4;
+      case DType::ComplexFloat32: return 1e-4;
       // TF32 rounds the inputs to 10 mantissa bits (2^-11 ≈ 4.9e-4 each): ~7e-4 on the sum.
-      case DType::TF32:
-        return 5e-3;
+      case DType::TF32: return 5e-3;
       // Output rounding alone is 2^-11 (fp16) / 2^-8 (bf16); fp32 accumulation of rounded inputs,
       // and the reduced-precision accumulators some tensor-core paths use, add a few times that.
-      case DType::Float16:
-        return 2e-2;
-      case DType::BFloat16:
-        return 5e-2;
+      case DType::Float16: return 2e-2;
+      case DType::BFloat16: return 5e-2;
       // fp8 inputs are exact in every implementation, but fp8 tensor cores accumulate with fewer
       // than 24 bits and scaled outputs are often fp8/bf16 themselves.
       case DType::Float8E4M3:
       case DType::Float8E5M2:
       case DType::Float8E4M3Fnuz:
-      case DType::Float8E5M2Fnuz:
-        return 1e-1;
+      case DType::Float8E5M2Fnuz: return 1e-1;
     }
     return 1e-1;
   };
@@ -125,7 +116,8 @@ Tolerance tolerance_for_rms(const Problem& problem, const NumericalCheckOptions&
 CheckResult compare_outputs(const Problem& problem, std::span<const double> reference,
                             std::span<const double> candidate, const Tolerance& tolerance) {
   const bool complex = info(problem.c_type).is_complex;
-  const std::size_t needed = static_cast<std::size_t>(problem.c_elements()) * (complex ? 2u : 1u);
+  const std::size_t needed =
+      static_cast<std::size_t>(problem.c_elements()) * (complex ? 2u : 1u);
   GEMMTUNE_EXPECT(reference.size() >= needed && candidate.size() >= needed,
                   "outputs of {} values (reference {}, candidate {})", needed, reference.size(),
                   candidate.size());

@@ -14,12 +14,12 @@
 namespace gemmtune {
 
 struct RotationPlan {
-  int copies = 1;                   // operand sets to allocate and cycle through
-  std::size_t set_bytes = 0;        // bytes of one set (A, B, C, bias, each slice aligned)
-  std::size_t target_bytes = 0;     // footprint asked for; 0 when rotation is off
-  std::size_t footprint_bytes = 0;  // copies × set_bytes
-  bool flush = false;               // flush the cache before every iteration
-  bool fits = true;                 // false: not even one set fits the memory budget
+  int copies = 1;                  // operand sets to allocate and cycle through
+  std::size_t set_bytes = 0;       // bytes of one set (A, B, C, bias, each slice aligned)
+  std::size_t target_bytes = 0;    // footprint asked for; 0 when rotation is off
+  std::size_t footprint_bytes = 0; // copies × set_bytes
+  bool flush = false;              // flush the cache before every iteration
+  bool fits = true;                // false: not even one set fits the memory budget
 
   // One line for reports: "4 sets × 80.0 MiB = 320.0 MiB (target 2×LLC = 640.0 MiB), flush".
   std::string describe() const;
@@ -33,7 +33,7 @@ std::size_t slice_bytes(std::size_t bytes);
 // `set_bytes` is what one operand set needs (already slice-rounded); `flush_requested` is
 // TimingPolicy::flush_cache.
 RotationPlan plan_rotation(std::size_t set_bytes, std::size_t last_level_cache_bytes,
-                           std::size_t memory_budget_bytes,
-                           std::optional<double> rotating_buffer_mb, bool flush_requested);
+                           std::size_t memory_budget_bytes, std::optional<double> rotating_buffer_mb,
+                           bool flush_requested);
 
 }  // namespace gemmtune
