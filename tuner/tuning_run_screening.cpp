@@ -140,21 +140,21 @@ void TuningRun::check_and_screen() {
   int finalists = 0;
   for (Candidate* c : order) {
     const double median = c->report.stats.median_ms;
-    if (c->screening_cut_after == 1) {
+    if (c->screening_cut_after > 0) {
+      const double default_ms = reference.report.stats.median_ms;
       c->report.disposition = Disposition::ScreenedOut;
       c->report.reason =
-          fmt::format("screening cut after its first sample: {:.4g} ms > {} x {} x {:.4g} ms of {}",
-                      median, kScreeningCutFactor, timing_.screening_keep_factor,
-                      reference.report.stats.median_ms, kDefaultSolutionName);
-      finish(*c);
-      continue;
-    }
-    if (c->screening_cut_after > 1) {
-      c->report.disposition = Disposition::ScreenedOut;
-      c->report.reason = fmt::format(
-          "screening cut after {} samples: their median {:.4g} ms > {} x {:.4g} ms of {}",
-          c->screening_cut_after, median, timing_.screening_keep_factor,
-          reference.report.stats.median_ms, kDefaultSolutionName);
+          c->screening_cut_after == 1
+              ? fmt::format(
+                    "screening cut after its first sample: {:.4g} ms > {} x {} x {:.4g} ms "
+                    "of {}",
+                    median, kScreeningCutFactor, timing_.screening_keep_factor, default_ms,
+                    kDefaultSolutionName)
+              : fmt::format(
+                    "screening cut after {} samples: their median {:.4g} ms > {} x {:.4g} "
+                    "ms of {}",
+                    c->screening_cut_after, median, timing_.screening_keep_factor, default_ms,
+                    kDefaultSolutionName);
       finish(*c);
       continue;
     }
