@@ -66,7 +66,8 @@ struct TunerOptions {
   // A lead over Default that does not replace it on the confirmation (under min_gain, or within
   // the confirmation's noise) gets a trial: the candidate and Default measured again in long turns
   // (TimingPolicy::trial_turn_ms), and it replaces Default if it keeps a lead of at least this
-  // fraction there, beyond the noise, and is ahead in every turn. Real leads of about 1% were
+  // fraction there, beyond the noise, and is ahead in every turn (or twice this fraction, whatever
+  // its turns: kTrialAnyTurnsGainTimes). Real leads of about 1% were
   // turned down run after run by min_gain alone (the LLM benchmark's 1B qkv wgrad GEMM on H100s,
   // bench/results/2026-11-27-h100-small-leads.md); the long turns are there to show up the kernels
   // whose lead holds only in short ones (see trial_turn_ms). Measured: bench/results/2026-11-27-

@@ -193,16 +193,23 @@ double gain_over(const Candidate& c, const Candidate& reference) {
   return 1.0 - c.report.stats.median_ms / reference.report.stats.median_ms;
 }
 
-// The first turn (1-based) that both ran in which `c` was not faster than `reference`; 0 if none.
-std::size_t first_turn_behind(const Candidate& c, const Candidate& reference) {
+// The turns both ran, and those of them in which `c` was faster than `reference`.
+struct TurnsAhead {
+  std::size_t ahead = 0;
+  std::size_t both_ran = 0;
+};
+
+TurnsAhead turns_ahead(const Candidate& c, const Candidate& reference) {
+  TurnsAhead t;
   const std::size_t n = std::min(c.round_medians.size(), reference.round_medians.size());
   for (std::size_t i = 0; i < n; ++i) {
     const double mine = c.round_medians[i];
     const double theirs = reference.round_medians[i];
     if (std::isnan(mine) || std::isnan(theirs)) continue;
-    if (mine >= theirs) return i + 1;
+    ++t.both_ran;
+    if (mine < theirs) ++t.ahead;
   }
-  return 0;
+  return t;
 }
 
 }  // namespace
@@ -227,10 +234,11 @@ bool TuningRun::worth_a_trial(const Candidate& c) const {
 bool TuningRun::trial() {
   // A lead that did not replace Default on the confirmation (worth_a_trial), measured again
   // beside Default in long turns: it replaces Default if it keeps at least trial_min_gain there,
-  // beyond the noise, in every turn. The minimum gain turns down every small lead, the real with
-  // the false; a kernel whose lead is an artefact of short turns loses it in long ones (see
-  // TimingPolicy::trial_turn_ms), and one whose speed changes over hundreds of milliseconds
-  // shows it as a turn behind. GEMMs too long for a turn of kTrialIterationsPerTurn get none.
+  // beyond the noise, in every turn, or kTrialAnyTurnsGainTimes that whatever its turns. The
+  // minimum gain turns down every small lead, the real with the false; a kernel whose lead is an
+  // artefact of short turns loses it in long ones (see TimingPolicy::trial_turn_ms), and one whose
+  // speed changes over hundreds of milliseconds shows it as a turn behind. GEMMs too long for a
+  // turn of kTrialIterationsPerTurn get none.
   const double least = options_.trial_min_gain;
   if (!trial_enabled() || challengers_.empty()) return true;
   Candidate& fastest = *challengers_.front();
@@ -254,7 +262,10 @@ bool TuningRun::trial() {
     std::erase_if(challengers_, [](const Candidate* c) { return !c->alive; });
     return true;
   }
-  trial_passed_ = beats_reference(fastest, least) && first_turn_behind(fastest, *reference_) == 0;
+  const TurnsAhead turns = turns_ahead(fastest, *reference_);
+  trial_passed_ =
+      beats_reference(fastest, least) &&
+      (turns.ahead == turns.both_ran || beats_reference(fastest, kTrialAnyTurnsGainTimes * least));
   return true;
 }
 
@@ -292,7 +303,9 @@ std::string TuningRun::kept_default_reason(const Candidate& fastest) const {
                : std::string("within the noise");
   };
   if (&fastest == tried_) {
-    const std::size_t behind = first_turn_behind(fastest, reference);
+    const TurnsAhead turns = turns_ahead(fastest, reference);
+    const bool turns_decide =
+        turns.ahead < turns.both_ran && gain < kTrialAnyTurnsGainTimes * options_.trial_min_gain;
     return fmt::format(
         "{} median {:.2f}% below Default's, {}; in the trial ({} turns of {:g} ms) {:.2f}% {} "
         "Default's, {}",
@@ -301,8 +314,11 @@ std::string TuningRun::kept_default_reason(const Candidate& fastest) const {
         gain < options_.trial_min_gain
             ? fmt::format("less than the trial's minimum gain of {:.2f}%",
                           100 * options_.trial_min_gain)
-        : behind > 0 ? fmt::format("and not ahead in turn {}", behind)
-                     : noise());
+        : turns_decide
+            ? fmt::format("and ahead in {} of {} turns (a lead under {:.2f}% must be ahead in all)",
+                          turns.ahead, turns.both_ran,
+                          100 * kTrialAnyTurnsGainTimes * options_.trial_min_gain)
+            : noise());
   }
   // A lead the trial would have taken up, on a GEMM too long for it (a lead that beat the minimum
   // gain replaced Default and has no reason from here).
@@ -330,11 +346,15 @@ void TuningRun::select() {
   if (Candidate* replacing = replacing_challenger()) {
     winner = replacing;
     if (winner == tried_) {
+      const TurnsAhead turns = turns_ahead(*winner, reference);
       winner->report.reason = fmt::format(
           "{} median {:.2f}% below Default's, {}; in the trial ({} turns of {:g} ms) {:.2f}% "
-          "below, ahead in every turn",
+          "below, {}",
           confirmed_ ? "confirmation" : "measurement", 100 * tried_confirmation_gain_, tried_why_,
-          kTrialTurns, timing_.trial_turn_ms, 100 * gain_over(*winner, reference));
+          kTrialTurns, timing_.trial_turn_ms, 100 * gain_over(*winner, reference),
+          turns.ahead == turns.both_ran
+              ? std::string("ahead in every turn")
+              : fmt::format("ahead in {} of {} turns", turns.ahead, turns.both_ran));
     }
     if (checked_back_to_back_.first == winner) {
       std::string& reason = winner->report.reason;

@@ -118,9 +118,10 @@ ReportHeader make_header(Backend& backend, const TunerOptions& tuner, const Opti
       to_string(t.mode), tuner.default_margin_sigmas, 100 * tuner.min_gain,
       tuner.trial_min_gain > 0 && t.trial_turn_ms > 0
           ? fmt::format(" (or, a lead of {}% to that, in a trial of {} turns of {} ms each beside "
-                        "Default, by {}% and in every turn)",
+                        "Default, by {}% and in every turn, or by {}%)",
                         100 * tuner.trial_min_gain, kTrialTurns, t.trial_turn_ms,
-                        100 * tuner.trial_min_gain)
+                        100 * tuner.trial_min_gain,
+                        100 * kTrialAnyTurnsGainTimes * tuner.trial_min_gain)
           : std::string(),
       t.burst_check_below_ms > 0
           ? fmt::format(", and where Default takes under {} ms not be slower than it beyond noise "

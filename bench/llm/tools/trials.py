@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""What the tuner's trials (a lead of 0.5-1.5% over Default tried in long turns) turned into.
+"""What the tuner's trials (a lead over Default that the confirmation did not take, tried in long
+turns) turned into.
 
 Reads details files (gemmtune_llm_bench --details) of runs with the trial. For every problem
 whose details hold a "tuner's trial" line, it prints the configuration tried, its lead in the
@@ -50,11 +51,23 @@ def problems(path):
         yield label, lines
 
 
+def verdict_group(verdict, trial_gain, line):
+    """Why a trial ended as it did: won, lost for a turn behind (by the size of its lead: since
+    the rule change a lead of 1% or more beyond the noise wins with turns behind), or lost on the
+    lead itself."""
+    if verdict == "winner":
+        return "winner"
+    if "not ahead in turn" in line or re.search(r"and ahead in \d+ of \d+ turns", line):
+        return "slower: a turn behind, lead " + ("1% or more" if trial_gain >= 1.0 else "under 1%")
+    return "slower: its lead"
+
+
 def trial_rows(path):
     for label, lines in problems(path):
-        trial = next((TRIAL.match(x) for x in lines if TRIAL.match(x)), None)
-        if not trial:
+        trial_line = next((x for x in lines if TRIAL.match(x)), None)
+        if not trial_line:
             continue
+        trial = TRIAL.match(trial_line)
         name, verdict, confirmation, lead, side = trial.groups()
         trial_gain = float(lead) * (1 if side == "below" else -1)
         default = next((float(m.group(1)) for m in map(EVAL_DEFAULT.match, lines) if m), None)
@@ -69,8 +82,8 @@ def trial_rows(path):
             ratio, source = swept_default / swept[name], "sweep"
         else:
             ratio, source = None, "not timed"
-        yield (path, label, short(name), float(confirmation), trial_gain, verdict, default, ratio,
-               source)
+        yield (path, label, short(name), float(confirmation), trial_gain,
+               verdict_group(verdict, trial_gain, trial_line), default, ratio, source)
 
 
 def main(paths):
@@ -83,11 +96,12 @@ def main(paths):
         print(f"| {path.split('/')[-1]} | {label} | {name} | {confirmation:.2f} | {trial:.2f} | "
               f"{verdict} | {default:.1f} | {shown} | {source} |")
     print()
-    for verdict in ("winner", "slower"):
+    for verdict in sorted({r[5] for r in rows}):
         ratios = [r[7] for r in rows if r[5] == verdict and r[7]]
         if ratios:
             print(f"- {verdict}: {len(ratios)}, mean Default/it {statistics.mean(ratios):.3f}, "
-                  f"min {min(ratios):.3f}, below 0.98: {sum(x < 0.98 for x in ratios)}")
+                  f"min {min(ratios):.3f}, max {max(ratios):.3f}, "
+                  f"below 0.98: {sum(x < 0.98 for x in ratios)}")
 
 
 if __name__ == "__main__":
