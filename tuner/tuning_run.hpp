@@ -13,6 +13,7 @@
 // Internal to the tuner.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -122,12 +123,17 @@ class TuningRun {
   std::vector<Candidate*> survivors_;    // measured: Default and the finalists
   std::vector<Candidate*> challengers_;  // the finalists still alive, fastest first
   bool confirmed_ = false;               // the confirmation ran to its end and decides
-  // The challenger the trial measured in long turns (none: no trial), its confirmation's gain
-  // over Default, and whether it passed.
-  const Candidate* tried_ = nullptr;
+  // The challenger the trial measured last in long turns (none: no trial), its confirmation's
+  // gain over Default, and whether it passed; those tried before it, which lost (their reasons
+  // are written when they lose).
+  Candidate* tried_ = nullptr;
   double tried_confirmation_gain_ = 0;
   std::string tried_why_;  // why its confirmation did not decide: for its reason
   bool trial_passed_ = false;
+  std::vector<Candidate*> lost_trials_;
+  bool lost_trial(const Candidate& c) const {
+    return std::find(lost_trials_.begin(), lost_trials_.end(), &c) != lost_trials_.end();
+  }
   // Challengers the burst check turned down, in the order it did; the one it let through, with
   // its burst times for the winner's reason.
   std::vector<Candidate*> slower_back_to_back_;

@@ -367,6 +367,36 @@ TEST_F(TunerFixture, ALeadThatHoldsOnlyInShortTurnsLosesTheTrial) {
   EXPECT_NE(reason.find("above Default's"), std::string::npos) << reason;
 }
 
+TEST_F(TunerFixture, WhereTheFastestLosesItsTrialTheNextContenderIsTried) {
+  options.timing.trial_turn_ms = 20;  // 20 iterations of these 1 ms GEMMs a turn
+  // ShortLived is the fastest contender of the confirmation (1.5% ahead in its short turns) and
+  // loses its trial (5% behind in long ones); Steady, 1% ahead in every phase, is tried next.
+  provider->add("Default", 1.0);
+  add_short_lived(*provider, backend.clock, 0.985, 1.05);
+  auto steady = provider->add("Steady", 0.99);
+  const TuningReport r = tune();
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.winner, "Steady");
+  const std::string& won = find(r, "Steady").reason;
+  EXPECT_NE(won.find("in the trial (8 turns of 20 ms) 1.00% below, ahead in every turn"),
+            std::string::npos)
+      << won;
+  const std::string& lost = find(r, "ShortLived").reason;
+  EXPECT_NE(lost.find("confirmation median 1.50% below Default's"), std::string::npos) << lost;
+  EXPECT_NE(lost.find("in the trial (8 turns of 20 ms)"), std::string::npos) << lost;
+  EXPECT_NE(lost.find("above Default's"), std::string::npos) << lost;
+
+  // A contender without a lead on the confirmation gets no trial after the fastest lost its own.
+  const int calls = steady->calls;
+  steady->time_ms = [](int) { return 1.002; };
+  const TuningReport none = tune();
+  ASSERT_TRUE(none.ok()) << none.error;
+  EXPECT_EQ(none.winner, "Default");
+  EXPECT_EQ(find(none, "Steady").reason.find("trial"), std::string::npos)
+      << find(none, "Steady").reason;
+  EXPECT_LT(steady->calls - calls, 200);
+}
+
 // A candidate `lead_ms` an iteration against Default's 1 ms, but 1.03 ms for most of its fifth
 // turn over 3 ms (a kernel with two speeds; the warm-up and screening, back to back, may make one
 // before the trial): its pooled median keeps the lead, beyond the noise, with a turn behind.
