@@ -58,7 +58,7 @@ std::string render_details(const std::vector<BenchRow>& rows) {
     }
     md += fmt::format("- tuner: winner {} {:.2f} µs, Default {:.2f} µs\n", t.winner,
                       t.winner_stats.median_ms * 1e3, t.default_stats.median_ms * 1e3);
-    for (const auto& c : t.candidates) {  // the one the trial measured, if any (tuner.hpp)
+    for (const auto& c : t.candidates) {  // each one the trials measured, if any (tuner.hpp)
       if (c.reason.find("in the trial") != std::string::npos) {
         md += fmt::format("- tuner's trial: {} {}: {}\n", c.solution, to_string(c.disposition),
                           c.reason);

@@ -64,26 +64,28 @@ def verdict_group(verdict, trial_gain, line):
 
 def trial_rows(path):
     for label, lines in problems(path):
-        trial_line = next((x for x in lines if TRIAL.match(x)), None)
-        if not trial_line:
-            continue
-        trial = TRIAL.match(trial_line)
-        name, verdict, confirmation, lead, side = trial.groups()
-        trial_gain = float(lead) * (1 if side == "below" else -1)
-        default = next((float(m.group(1)) for m in map(EVAL_DEFAULT.match, lines) if m), None)
-        evaluated = {m.group(1): float(m.group(2)) for m in map(EVAL_NAMED.match, lines) if m}
-        swept = {m.group(2): float(m.group(1)) for m in map(SWEEP_RANK.match, lines) if m}
-        # Default's sweep time is printed where Default is the winner (a trial lost).
-        swept_default = next((float(m.group(1)) for m in map(SWEEP_DEFAULT.match, lines) if m),
-                             None)
-        if name in evaluated:
-            ratio, source = default / evaluated[name], "evaluation"
-        elif name in swept and swept_default:
-            ratio, source = swept_default / swept[name], "sweep"
-        else:
-            ratio, source = None, "not timed"
-        yield (path, label, short(name), float(confirmation), trial_gain,
-               verdict_group(verdict, trial_gain, trial_line), default, ratio, source)
+        for trial_line in (x for x in lines if TRIAL.match(x)):  # since 26ba4ab, one per trial
+            yield from trial_row(path, label, lines, trial_line)
+
+
+def trial_row(path, label, lines, trial_line):
+    trial = TRIAL.match(trial_line)
+    name, verdict, confirmation, lead, side = trial.groups()
+    trial_gain = float(lead) * (1 if side == "below" else -1)
+    default = next((float(m.group(1)) for m in map(EVAL_DEFAULT.match, lines) if m), None)
+    evaluated = {m.group(1): float(m.group(2)) for m in map(EVAL_NAMED.match, lines) if m}
+    swept = {m.group(2): float(m.group(1)) for m in map(SWEEP_RANK.match, lines) if m}
+    # Default's sweep time is printed where Default is the winner (a trial lost).
+    swept_default = next((float(m.group(1)) for m in map(SWEEP_DEFAULT.match, lines) if m),
+                         None)
+    if name in evaluated:
+        ratio, source = default / evaluated[name], "evaluation"
+    elif name in swept and swept_default:
+        ratio, source = swept_default / swept[name], "sweep"
+    else:
+        ratio, source = None, "not timed"
+    yield (path, label, short(name), float(confirmation), trial_gain,
+           verdict_group(verdict, trial_gain, trial_line), default, ratio, source)
 
 
 def main(paths):
