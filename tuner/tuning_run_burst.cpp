@@ -47,6 +47,7 @@ std::vector<double> taken(const std::vector<double>& rounds) {
 
 // One way of running back to back: both sides' sample (ms a run) of each round.
 struct BackToBack {
+  explicit BackToBack(const char* way) : how(way) {}
   const char* how;  // "back to back", "from a graph"
   std::vector<double> reference_rounds = std::vector<double>(kBurstRounds, kNoRound);
   std::vector<double> c_rounds = std::vector<double>(kBurstRounds, kNoRound);

@@ -392,19 +392,17 @@ void TuningRun::select() {
                               : fmt::format("{}; {}", reason, checked_back_to_back_.second);
     }
   } else if (fastest == nullptr || lost_trial(*fastest)) {
-    // Nothing to say, or said when it lost its trial (trial()).
-  } else if (!slower_back_to_back_.empty() && fastest != tried_ &&
-             gain_over(*fastest, reference) > 0) {
+    // Nothing to say, or said when it lost its trial (trial()). A trial winner the burst check
+    // turned down is no longer among the challengers: the fastest left was never tried.
+  } else if (!slower_back_to_back_.empty() && gain_over(*fastest, reference) > 0) {
     fastest->report.reason = fmt::format(
         "{} median {:.2f}% below Default's, less than the {:.2f}% that replaces Default without "
         "a trial, after a faster challenger was slower back to back",
         confirmed_ ? "confirmation" : "measurement", 100 * gain_over(*fastest, reference),
         100 * untried_gain());
-  } else if (fastest == tried_ ||
-             (reference.report.stats.median_ms > 0 &&
-              fastest->report.stats.median_ms < reference.report.stats.median_ms)) {
-    // Why the fastest (or the one tried) did not replace Default, for whoever reads the
-    // measurements.
+  } else if (reference.report.stats.median_ms > 0 &&
+             fastest->report.stats.median_ms < reference.report.stats.median_ms) {
+    // Why the fastest did not replace Default, for whoever reads the measurements.
     fastest->report.reason = kept_default_reason(*fastest);
   }
   winner->report.disposition = Disposition::Winner;
