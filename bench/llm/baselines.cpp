@@ -135,7 +135,9 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
   };
   // One set of interleaved rounds over `which` (round_order.hpp), with `gap_ms` of idle time after
   // every turn; each entry's samples and round medians start afresh.
-  auto interleaved_rounds = [&](const std::vector<std::size_t>& which, double gap_ms = 0) {
+  auto interleaved_rounds = [&](const std::vector<std::size_t>& which, double gap_ms = 0,
+                                Profiler* on = nullptr) {
+    Profiler& with = on ? *on : profiler;
     for (std::size_t i : which) {
       entries[i].timed.samples_ms.clear();
       entries[i].timed.round_medians.clear();
@@ -143,8 +145,8 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
     for (int round = 0; round < options.rounds; ++round) {
       for (std::size_t j = 0; j < which.size(); ++j) {
         Entry& e = entries[which[round_position(round, j, which.size())]];
-        if (gap_ms <= 0 && options.lead_in_ms > 0) run(e, {0, options.lead_in_ms}, profiler);
-        if (auto m = run(e, options.caps, profiler)) {
+        if (gap_ms <= 0 && options.lead_in_ms > 0) run(e, {0, options.lead_in_ms}, with);
+        if (auto m = run(e, options.caps, with)) {
           e.timed.round_medians.push_back(m->stats.median_ms);
           e.timed.samples_ms.insert(e.timed.samples_ms.end(), m->samples_ms.begin(),
                                     m->samples_ms.end());
@@ -207,6 +209,24 @@ Baselines remeasure(Backend& backend, const Registry& registry, const Problem& p
   if (!entries.front().timed.ok()) {
     out.error = fmt::format("Default failed: {}", entries.front().timed.error);
     return out;
+  }
+  if (options.placement_probe) {
+    std::vector<Timed> evaluation;
+    for (std::size_t i : picked) evaluation.push_back(entries[i].timed);
+    auto probe = [&](std::string what, Profiler* on) {
+      interleaved_rounds(picked, 0, on);
+      Baselines::Probe p{std::move(what), {}};
+      for (std::size_t i : picked) p.timed.push_back(entries[i].timed);
+      out.placement_probes.push_back(std::move(p));
+    };
+    probe("the same operands", nullptr);
+    OperandSets second(backend, problem, out.rotation, workspace, options.seed, 1.0, 0.0);
+    Profiler on_second(backend, second, out.rotation.flush, TimingPolicy{}.mode);
+    probe("a second allocation, the same values", &on_second);
+    OperandSets third(backend, problem, out.rotation, workspace, options.seed + 1, 1.0, 0.0);
+    Profiler on_third(backend, third, out.rotation.flush, TimingPolicy{}.mode);
+    probe("a third allocation, other values", &on_third);
+    for (std::size_t k = 0; k < picked.size(); ++k) entries[picked[k]].timed = evaluation[k];
   }
 
   if (entries.front().timed.median_ms < options.small_below_ms) {

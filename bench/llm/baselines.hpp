@@ -60,6 +60,11 @@ struct RemeasureOptions {
   // untimed (0 = none), so that its turn is timed in the power state it sets itself rather than
   // the one the solution before it left behind (see bench/results/2026-11-28-h100-step-replay.md).
   double lead_in_ms = 0;
+  // Right after the evaluation, its solutions again in as many rounds three more times: on the
+  // same operands, on a second allocation of them (the same values at other addresses) and on a
+  // third (other values too), so that what the operands' placement and values do to the
+  // comparisons can be told from what time alone does (off by default).
+  bool placement_probe = false;
 };
 
 struct Timed {
@@ -94,6 +99,12 @@ struct Baselines {
   Timed top_best_headroom;
   Timed winner_headroom;
   double headroom_started_s = 0;  // seconds after remeasure() began; 0 where not taken
+  // RemeasureOptions::placement_probe: the evaluation's solutions, in its order, per probe.
+  struct Probe {
+    std::string what;
+    std::vector<Timed> timed;
+  };
+  std::vector<Probe> placement_probes;
   RotationPlan rotation;
   double check_s = 0;  // host time of one numerical check of this problem's output
   std::string burst_error;

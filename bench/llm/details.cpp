@@ -90,6 +90,9 @@ std::string render_details(const std::vector<BenchRow>& rows) {
         md += fmt::format("- device state with headroom: {}\n", describe(r.headroom_state));
       }
     }
+    for (const auto& probe : b.placement_probes) {
+      for (const Timed& x : probe.timed) line(("probe on " + probe.what).c_str(), x);
+    }
     md += fmt::format(
         "- rotation {}; one numerical check {:.3f} s, the tuner's ≈ {:.2f} s{}{}{}\n",
         b.rotation.describe(), b.check_s, r.estimated_check_s(),

@@ -329,6 +329,9 @@ int main(int argc, char** argv) {
                  "NVML sampling interval for the device state beside each problem's tuning and "
                  "re-measurement (0 = off)")
       ->check(CLI::NonNegativeNumber);
+  app.add_flag("--placement-probe", o.remeasure.placement_probe,
+               "Time the evaluation's solutions three more times (same operands, a second "
+               "allocation, a third with other values) and print them in --details");
   app.add_option("--headroom-gap-ms", o.remeasure.headroom_gap_ms,
                  "Idle time after every turn of the evaluation with clock headroom (0 = no such "
                  "evaluation)")
