@@ -30,6 +30,11 @@ struct DeviceProperties {
   std::size_t memory_bytes = 0;            // device memory (host memory for the CPU)
   std::size_t last_level_cache_bytes = 0;  // read from the device or system, never assumed
   int compute_units = 0;                   // SMs, or CPU cores
+  // Separate allocations the rotating operand copies are spread over (plan_rotation), with a copy
+  // in each. Where a GEMM's speed depends on which allocation its operands lie in, as on a GPU,
+  // one allocation is a sample of one: the tuner's choice would be right for its own allocation
+  // and not for a program's. 1 = one allocation per operand.
+  int operand_placements = 1;
   // "0000:3b:00.0" (domain:bus:device.function), which names the device to other tools (NVML)
   // whatever CUDA_VISIBLE_DEVICES says; empty where the backend has none (the CPU).
   std::string pci_bus_id;

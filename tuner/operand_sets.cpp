@@ -1,5 +1,7 @@
 #include "tuner/operand_sets.hpp"
 
+#include <algorithm>
+
 #include "tuner/error.hpp"
 
 namespace gemmtune {
@@ -29,6 +31,10 @@ std::int64_t scale_b_elements(const Problem& p) {
 // 0x3F in every byte of a float is 0.747: positive, not a power of two, so that a candidate that
 // ignores or squares a scale is caught by the numerical check.
 constexpr unsigned char kScaleByte = 0x3F;
+
+// Placement p > 0 fills its copies from the seeds of placement 0 xor p times this (the golden
+// ratio's bits), so that no two placements hold the same values.
+constexpr std::uint64_t kPlacementSeedStep = 0x9E3779B97F4A7C15ull;
 
 }  // namespace
 
@@ -65,23 +71,31 @@ OperandSets::OperandSets(Backend& backend, const Problem& problem, const Rotatio
   slice_a_ = slice_elements(p.a_elements(), p.a_type);
   slice_b_ = slice_elements(p.b_elements(), p.b_type);
   slice_c_ = slice_elements(p.c_elements(), p.c_type);
-  const auto n = static_cast<std::int64_t>(copies_);
+  placements_ = std::clamp(plan.placements, 1, copies_);
+  if (p.has_bias()) slice_bias_ = slice_elements(p.bias_elements(), bias_dtype(p));
 
-  // Distinct seeds per operand so that A and B never hold the same values.
-  a_ = backend_.allocate(bytes_of(slice_a_ * n, p.a_type));
-  backend_.fill_random(*a_, p.a_type, slice_a_ * n, seed_ * 4 + 1);
-  b_ = backend_.allocate(bytes_of(slice_b_ * n, p.b_type));
-  backend_.fill_random(*b_, p.b_type, slice_b_ * n, seed_ * 4 + 2);
-  c_ = backend_.allocate(bytes_of(slice_c_ * n, p.c_type));
-  if (beta_ != 0) {
-    backend_.fill_random(*c_, p.c_type, slice_c_ * n, seed_ * 4 + 3);
-  } else {
-    backend_.fill_bytes(*c_, poison_byte(p.c_type));
-  }
-  if (p.has_bias()) {
-    slice_bias_ = slice_elements(p.bias_elements(), bias_dtype(p));
-    bias_ = backend_.allocate(bytes_of(slice_bias_ * n, bias_dtype(p)));
-    backend_.fill_random(*bias_, bias_dtype(p), slice_bias_ * n, seed_ * 4 + 4);
+  // Each placement is an allocation per operand holding every placements_-th copy. Distinct seeds
+  // per operand so that A and B never hold the same values, and per placement; placement 0 has
+  // the seeds the check C's reset uses.
+  for (int placement = 0; placement < placements_; ++placement) {
+    const auto n = static_cast<std::int64_t>((copies_ - placement + placements_ - 1) / placements_);
+    auto seed_of = [&](std::uint64_t operand) {
+      return (seed_ * 4 + operand) ^ (static_cast<std::uint64_t>(placement) * kPlacementSeedStep);
+    };
+    a_.push_back(backend_.allocate(bytes_of(slice_a_ * n, p.a_type)));
+    backend_.fill_random(*a_.back(), p.a_type, slice_a_ * n, seed_of(1));
+    b_.push_back(backend_.allocate(bytes_of(slice_b_ * n, p.b_type)));
+    backend_.fill_random(*b_.back(), p.b_type, slice_b_ * n, seed_of(2));
+    c_.push_back(backend_.allocate(bytes_of(slice_c_ * n, p.c_type)));
+    if (beta_ != 0) {
+      backend_.fill_random(*c_.back(), p.c_type, slice_c_ * n, seed_of(3));
+    } else {
+      backend_.fill_bytes(*c_.back(), poison_byte(p.c_type));
+    }
+    if (p.has_bias()) {
+      bias_.push_back(backend_.allocate(bytes_of(slice_bias_ * n, bias_dtype(p))));
+      backend_.fill_random(*bias_.back(), bias_dtype(p), slice_bias_ * n, seed_of(4));
+    }
   }
   if (p.op == OpKind::ScaledGemm) {
     scale_a_ = backend_.allocate(sizeof(float) * static_cast<std::size_t>(scale_a_elements(p)));
@@ -102,23 +116,27 @@ OperandMemory plan_operand_memory(Backend& backend, const Problem& problem,
   m.fixed_bytes = OperandSets::fixed_bytes(problem) + workspace_bytes;
   m.allowed_bytes = static_cast<std::size_t>(memory_fraction *
                                              static_cast<double>(backend.available_memory_bytes()));
-  m.rotation = plan_rotation(m.set_bytes, backend.properties().last_level_cache_bytes,
-                             m.allowed_bytes > m.fixed_bytes ? m.allowed_bytes - m.fixed_bytes : 0,
-                             rotating_buffer_mb, flush_requested);
+  m.rotation =
+      plan_rotation(m.set_bytes, backend.properties().last_level_cache_bytes,
+                    m.allowed_bytes > m.fixed_bytes ? m.allowed_bytes - m.fixed_bytes : 0,
+                    rotating_buffer_mb, flush_requested, backend.properties().operand_placements);
   return m;
 }
 
 Operands OperandSets::operands(int index) const {
-  const auto copy = static_cast<std::size_t>(index % copies_);
+  const int copy = index % copies_;
+  const auto placement = static_cast<std::size_t>(copy % placements_);
+  const auto slot = static_cast<std::size_t>(copy / placements_);
   const auto& p = problem_;
-  auto at = [copy](const std::unique_ptr<Buffer>& buffer, std::int64_t slice, DType dtype) {
-    return static_cast<char*>(buffer->data()) + copy * bytes_of(slice, dtype);
+  auto at = [&](const std::vector<std::unique_ptr<Buffer>>& buffers, std::int64_t slice,
+                DType dtype) {
+    return static_cast<char*>(buffers[placement]->data()) + slot * bytes_of(slice, dtype);
   };
   Operands o;
   o.a = at(a_, slice_a_, p.a_type);
   o.b = at(b_, slice_b_, p.b_type);
   o.c = at(c_, slice_c_, p.c_type);
-  if (bias_) o.bias = at(bias_, slice_bias_, bias_dtype(p));
+  if (!bias_.empty()) o.bias = at(bias_, slice_bias_, bias_dtype(p));
   if (scale_a_) o.scale_a = static_cast<const float*>(scale_a_->data());
   if (scale_b_) o.scale_b = static_cast<const float*>(scale_b_->data());
   if (workspace_) {

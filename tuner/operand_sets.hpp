@@ -1,6 +1,7 @@
 // OperandSets: the device memory one problem is tuned in — `copies` rotating sets of A, B, C and
-// bias (one allocation per operand, each copy a slice of it), the ScaledGemm scales, the largest
-// workspace a candidate asked for, and a separate C for numerical checks.
+// bias (per operand, one allocation per placement of the rotation plan, each copy a slice of one;
+// consecutive copies lie in different placements), the ScaledGemm scales, the largest workspace a
+// candidate asked for, and a separate C for numerical checks.
 //
 // Everything is allocated and filled before any timing: inputs with random values in [-1, 1]
 // (never zeros: they run faster and hide unwritten outputs), outputs poisoned (NaN bytes) so that
@@ -70,9 +71,11 @@ class OperandSets {
   std::uint64_t seed_;
   double alpha_, beta_;
   int copies_ = 1;
+  int placements_ = 1;  // copy k lies in allocation k % placements_, at slice k / placements_
   int cursor_ = 0;
   std::int64_t slice_a_ = 0, slice_b_ = 0, slice_c_ = 0, slice_bias_ = 0;  // elements per copy
-  std::unique_ptr<Buffer> a_, b_, c_, bias_, scale_a_, scale_b_, check_c_, workspace_;
+  std::vector<std::unique_ptr<Buffer>> a_, b_, c_, bias_;                  // one per placement
+  std::unique_ptr<Buffer> scale_a_, scale_b_, check_c_, workspace_;
 };
 
 // The byte value that poisons outputs of `dtype`: every element becomes a NaN.

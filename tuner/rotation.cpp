@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -20,7 +21,8 @@ std::size_t slice_bytes(std::size_t bytes) {
 
 RotationPlan plan_rotation(std::size_t set_bytes, std::size_t last_level_cache_bytes,
                            std::size_t memory_budget_bytes,
-                           std::optional<double> rotating_buffer_mb, bool flush_requested) {
+                           std::optional<double> rotating_buffer_mb, bool flush_requested,
+                           int placements) {
   RotationPlan plan;
   plan.set_bytes = set_bytes;
   plan.flush = flush_requested;
@@ -43,6 +45,10 @@ RotationPlan plan_rotation(std::size_t set_bytes, std::size_t last_level_cache_b
                                               : plan.target_bytes / set_bytes +
                                                     (plan.target_bytes % set_bytes != 0 ? 1 : 0);
   const std::size_t affordable = memory_budget_bytes / set_bytes;  // >= 1 here
+  if (plan.target_bytes > 0 && placements > 1) {
+    // A copy in each placement, as far as memory goes (no flush for these: the target is met).
+    wanted = std::max(wanted, std::min(static_cast<std::size_t>(placements), affordable));
+  }
   if (wanted > affordable) {
     // Rotation cannot cover the target within memory: take what fits and flush instead, so that
     // the cache is still cold at the start of every iteration.
@@ -56,6 +62,7 @@ RotationPlan plan_rotation(std::size_t set_bytes, std::size_t last_level_cache_b
   }
   plan.copies = static_cast<int>(std::max<std::size_t>(wanted, 1));
   plan.footprint_bytes = static_cast<std::size_t>(plan.copies) * set_bytes;
+  if (plan.target_bytes > 0) plan.placements = std::clamp(placements, 1, plan.copies);
   return plan;
 }
 
@@ -64,7 +71,9 @@ std::string RotationPlan::describe() const {
   std::string out = fmt::format("{} set{} x {:.2f} MiB = {:.1f} MiB", copies,
                                 copies == 1 ? "" : "s", mib(set_bytes), mib(footprint_bytes));
   out += target_bytes == 0 ? " (rotation off)"
-                           : fmt::format(" (target {:.1f} MiB)", mib(target_bytes));
+         : placements > 1
+             ? fmt::format(" (target {:.1f} MiB, in {} placements)", mib(target_bytes), placements)
+             : fmt::format(" (target {:.1f} MiB)", mib(target_bytes));
   if (flush) out += ", cache flushed between iterations";
   return out;
 }

@@ -5,6 +5,9 @@
 // Target footprint: rotating_buffer_mb when given (0 = rotation off, one copy, no flush), else
 // twice the last-level cache. The copies are capped by `memory_budget_bytes`; when the cap keeps
 // the footprint below its target, the plan asks for a cache flush between iterations instead.
+// With rotation on and `placements` > 1, the copies are spread over that many separate
+// allocations, and there are at least that many copies where memory allows (more than the
+// footprint needs): see DeviceProperties::operand_placements.
 #pragma once
 
 #include <cstddef>
@@ -14,12 +17,13 @@
 namespace gemmtune {
 
 struct RotationPlan {
-  int copies = 1;                  // operand sets to allocate and cycle through
-  std::size_t set_bytes = 0;       // bytes of one set (A, B, C, bias, each slice aligned)
-  std::size_t target_bytes = 0;    // footprint asked for; 0 when rotation is off
-  std::size_t footprint_bytes = 0; // copies × set_bytes
-  bool flush = false;              // flush the cache before every iteration
-  bool fits = true;                // false: not even one set fits the memory budget
+  int copies = 1;                   // operand sets to allocate and cycle through
+  int placements = 1;               // separate allocations the copies are spread over (<= copies)
+  std::size_t set_bytes = 0;        // bytes of one set (A, B, C, bias, each slice aligned)
+  std::size_t target_bytes = 0;     // footprint asked for; 0 when rotation is off
+  std::size_t footprint_bytes = 0;  // copies × set_bytes
+  bool flush = false;               // flush the cache before every iteration
+  bool fits = true;                 // false: not even one set fits the memory budget
 
   // One line for reports: "4 sets × 80.0 MiB = 320.0 MiB (target 2×LLC = 640.0 MiB), flush".
   std::string describe() const;
@@ -33,7 +37,8 @@ std::size_t slice_bytes(std::size_t bytes);
 // `set_bytes` is what one operand set needs (already slice-rounded); `flush_requested` is
 // TimingPolicy::flush_cache.
 RotationPlan plan_rotation(std::size_t set_bytes, std::size_t last_level_cache_bytes,
-                           std::size_t memory_budget_bytes, std::optional<double> rotating_buffer_mb,
-                           bool flush_requested);
+                           std::size_t memory_budget_bytes,
+                           std::optional<double> rotating_buffer_mb, bool flush_requested,
+                           int placements = 1);
 
 }  // namespace gemmtune

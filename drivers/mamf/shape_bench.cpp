@@ -46,7 +46,8 @@ ShapeBench::ShapeBench(Backend& backend, const Problem& problem, const BenchOpti
   const std::size_t for_sets = budget > fixed ? budget - fixed : 0;
   // Rotation: copies covering twice the cache. Otherwise one set; the flush is ours (below).
   plan_ = plan_rotation(set, backend.properties().last_level_cache_bytes, for_sets,
-                        options.rotate ? std::nullopt : std::optional<double>(0.0), false);
+                        options.rotate ? std::nullopt : std::optional<double>(0.0), false,
+                        backend.properties().operand_placements);
   if (!plan_.fits) {
     throw InputError(fmt::format("{}: operands need {:.1f} MiB, more than the {:.1f} MiB allowed",
                                  problem.params_signature(),

@@ -24,6 +24,9 @@
 namespace gemmtune {
 namespace {
 
+// Eight placements: the spread one allocation adds, averaged over eight, is about a third of it.
+constexpr int kOperandPlacements = 8;
+
 int attribute(cudaDeviceAttr attr, int device) {
   int value = 0;
   GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, device));
@@ -52,6 +55,11 @@ DeviceProperties read_properties(int ordinal) {
   p.memory_bytes = prop.totalGlobalMem;
   p.last_level_cache_bytes = static_cast<std::size_t>(attribute(cudaDevAttrL2CacheSize, ordinal));
   p.compute_units = attribute(cudaDevAttrMultiProcessorCount, ordinal);
+  // On an H200, the same solutions timed on two allocations of the same operands stood 1.2-1.35%
+  // apart (standard deviation of their ratio to Default; 0.4% for two times on one allocation),
+  // and eight copies sliced from one allocation did not narrow it
+  // (bench/results/2026-11-28-h200-placement.md).
+  p.operand_placements = kOperandPlacements;
   char bus_id[32] = {};
   if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, ordinal) == cudaSuccess) {
     p.pci_bus_id = bus_id;

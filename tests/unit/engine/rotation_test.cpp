@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fake_backend.hpp"
 #include "tuner/operand_sets.hpp"
 
 namespace gemmtune {
@@ -56,6 +57,34 @@ TEST(Rotation, MemoryCapFallsBackToFlush) {
   EXPECT_TRUE(plan.fits);
 }
 
+TEST(Rotation, PutsACopyInEveryPlacementWithoutFlushing) {
+  // One set covers the target; eight placements are asked for and memory holds them.
+  const RotationPlan plan = plan_rotation(300 * MiB, 50 * MiB, 8 * GiB, std::nullopt, false, 8);
+  EXPECT_EQ(plan.copies, 8);
+  EXPECT_EQ(plan.footprint_bytes, 8 * 300 * MiB);
+  EXPECT_FALSE(plan.flush);
+  EXPECT_EQ(plan.placements, 8);
+  EXPECT_NE(plan.describe().find("in 8 placements"), std::string::npos) << plan.describe();
+  // The footprint's own count stands where it is the larger.
+  const RotationPlan more = plan_rotation(10 * MiB, 50 * MiB, 8 * GiB, std::nullopt, false, 8);
+  EXPECT_EQ(more.copies, 10);
+  EXPECT_EQ(more.placements, 8);
+}
+
+TEST(Rotation, PlacementsTakeWhatMemoryHoldsWithoutFlushing) {
+  // Three sets fit; the target needs one: three placements, and the cache is still cold.
+  const RotationPlan plan = plan_rotation(300 * MiB, 50 * MiB, 1 * GiB, std::nullopt, false, 8);
+  EXPECT_EQ(plan.copies, 3);
+  EXPECT_EQ(plan.placements, 3);
+  EXPECT_FALSE(plan.flush);
+}
+
+TEST(Rotation, PlacementsLeaveRotationOffAlone) {
+  const RotationPlan plan = plan_rotation(300 * MiB, 50 * MiB, 8 * GiB, 0.0, false, 8);
+  EXPECT_EQ(plan.copies, 1);
+  EXPECT_EQ(plan.placements, 1);
+}
+
 TEST(Rotation, FlushRequestedIsKept) {
   EXPECT_TRUE(plan_rotation(10 * MiB, 50 * MiB, 8 * GiB, std::nullopt, true).flush);
   EXPECT_TRUE(plan_rotation(10 * MiB, 50 * MiB, 8 * GiB, 0.0, true).flush);
@@ -88,6 +117,33 @@ TEST(Rotation, PoisonIsNaNForEveryType) {
   EXPECT_EQ(poison_byte(DType::Float32), 0xFF);
   EXPECT_EQ(poison_byte(DType::Float8E4M3Fnuz), 0x80);
   EXPECT_EQ(poison_byte(DType::Float8E5M2Fnuz), 0x80);
+}
+
+TEST(OperandSets, SpreadsItsCopiesOverThePlacements) {
+  testing::FakeBackend backend;
+  const Problem problem =
+      Problem::make(OpKind::Gemm, DType::Float32, Transpose::N, Transpose::N, 8, 8, 8);
+  RotationPlan plan;
+  plan.copies = 5;
+  plan.placements = 2;
+  const int before = backend.allocations;
+  OperandSets sets(backend, problem, plan, 0, 1, 1.0, 0.0);
+  EXPECT_EQ(backend.allocations - before, 3 * 2 + 1);  // A, B and C per placement; the check C
+  auto a = [&](int copy) { return static_cast<const float*>(sets.operands(copy).a); };
+  // Copies 0, 2 and 4 share placement 0, a slice (8 x 8 floats) apart; 1 and 3 lie in the other.
+  EXPECT_EQ(a(2), a(0) + 64);
+  EXPECT_EQ(a(4), a(0) + 128);
+  EXPECT_EQ(a(3), a(1) + 64);
+  EXPECT_EQ(a(5), a(0));        // the rotation wraps
+  EXPECT_NE(a(1)[0], a(0)[0]);  // another placement holds other values
+  EXPECT_NE(a(2)[0], a(0)[0]);
+  // Placement 0 holds what one allocation holds: copy 0, which the numerical checks use, keeps
+  // its values whatever the placements.
+  RotationPlan one;
+  one.copies = 5;
+  OperandSets single(backend, problem, one, 0, 1, 1.0, 0.0);
+  EXPECT_EQ(static_cast<const float*>(single.operands(0).a)[0], a(0)[0]);
+  EXPECT_EQ(static_cast<const float*>(single.operands(0).a)[63], a(0)[63]);
 }
 
 }  // namespace
