@@ -24,7 +24,9 @@
 namespace gemmtune {
 namespace {
 
-// Eight placements: the spread one allocation adds, averaged over eight, is about a third of it.
+// The allocations the tuner's operand copies are spread over (see read_properties). Eight is the
+// count measured: it left about 60% of the spread one allocation adds, not the 35% that eight
+// independent allocations would leave.
 constexpr int kOperandPlacements = 8;
 
 int attribute(cudaDeviceAttr attr, int device) {
@@ -55,9 +57,9 @@ DeviceProperties read_properties(int ordinal) {
   p.memory_bytes = prop.totalGlobalMem;
   p.last_level_cache_bytes = static_cast<std::size_t>(attribute(cudaDevAttrL2CacheSize, ordinal));
   p.compute_units = attribute(cudaDevAttrMultiProcessorCount, ordinal);
-  // On an H200, the same solutions timed on two allocations of the same operands stood 1.2-1.35%
-  // apart (standard deviation of their ratio to Default; 0.4% for two times on one allocation),
-  // and eight copies sliced from one allocation did not narrow it
+  // On an H200, the same solutions timed on two allocations of the same operands stood 1.35% apart
+  // (standard deviation of their ratio to Default, decode GEMMs; 0.4% timed twice on one), eight
+  // copies sliced from one allocation left 1.18%, and eight allocations 0.91%
   // (bench/results/2026-11-28-h200-placement.md).
   p.operand_placements = kOperandPlacements;
   char bus_id[32] = {};
