@@ -146,5 +146,22 @@ TEST(OperandSets, SpreadsItsCopiesOverThePlacements) {
   EXPECT_EQ(static_cast<const float*>(single.operands(0).a)[63], a(0)[63]);
 }
 
+TEST(OperandSets, SpreadsTheBiasOverThePlacementsToo) {
+  testing::FakeBackend backend;
+  const Problem problem =
+      Problem::make(OpKind::GemmAndBias, DType::Float32, Transpose::N, Transpose::N, 8, 8, 8);
+  RotationPlan plan;
+  plan.copies = 3;
+  plan.placements = 2;
+  const int before = backend.allocations;
+  OperandSets sets(backend, problem, plan, 0, 1, 1.0, 0.0);
+  EXPECT_EQ(backend.allocations - before, 4 * 2 + 1);  // A, B, C and bias per placement; check C
+  auto bias = [&](int copy) { return static_cast<const float*>(sets.operands(copy).bias); };
+  // 8 floats of bias take a 256-byte slice (64 floats); copies 0 and 2 share placement 0.
+  EXPECT_EQ(bias(2), bias(0) + 64);
+  EXPECT_NE(bias(1), bias(0) + 64);
+  EXPECT_NE(bias(1)[0], bias(0)[0]);
+}
+
 }  // namespace
 }  // namespace gemmtune
